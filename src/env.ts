@@ -1,0 +1,19 @@
+// Bindings and settings of the Worker, typed once. Values are read through loadConfig().
+import type { RateLimiter } from "./durable-objects/rate-limiter";
+
+export interface Env {
+  DB: D1Database;
+  CHECKS_QUEUE: Queue;
+  DELIVERIES_QUEUE: Queue;
+  RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  SEND_EMAIL?: SendEmail;
+  ADMIN_TOKEN?: string;
+  DOH_RESOLVERS?: string;
+  WEBHOOK_ALLOW_PRIVATE?: string;
+  WEBHOOK_ALLOW_INSECURE?: string;
+  DMARC_INGEST_SECRET?: string;
+  REPORT_DOMAIN?: string;
+  SITE_URL?: string;
+  WEBHOOK_SECRET_KEY?: string;
+  NOTIFY_FROM?: string;
+}
