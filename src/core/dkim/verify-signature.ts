@@ -1,0 +1,125 @@
+// Verifies one DKIM-Signature from scratch (RFC 6376 §6.1); DNS I/O only through the injected Resolver.
+import type { Resolver } from "../dns/types";
+import { base64Decode, base64Encode, bytesEqual, sha, utf8 } from "./bytes";
+import { canonBodyBytes, signedHeaderData } from "./canonicalize";
+import { verifySignature } from "./crypto";
+import { analyseKey } from "./key";
+import { looksLikeKeyRecord, parseKeyRecord } from "./key-record";
+import type { HeaderField, ParsedMessage } from "./message";
+import { parseSignature, type DkimSignature } from "./signature";
+
+export type DkimResult = "pass" | "fail" | "neutral" | "none" | "permerror" | "temperror";
+
+export interface SignatureReport {
+  domain: string | null;
+  selector: string | null;
+  algorithm: string | null;
+  canonicalization: string | null; // "header/body"
+  headers: string[]; // h= list as written
+  key: { type: "rsa" | "ed25519"; bits: number | null; fingerprint: string | null; testing: boolean } | null;
+  /** null only when the signature could not be parsed, so there was no bh= to compare. */
+  body_hash: "pass" | "fail" | null;
+  result: DkimResult;
+  reason: string | null;
+  expires_at: string | null;
+  signed_at: string | null;
+  aligned: boolean;
+  alignment: "strict" | "relaxed" | "none";
+  length_limited: boolean;
+  /** Internal detail used for message-level warnings. */
+  detail: { unsignedBodyBytes: number | null; fromSignedCount: number; keyBits: number | null; sig: DkimSignature | null };
+}
+
+/** Clock skew tolerated before a t= in the future makes the signature unusable. */
+export const FUTURE_SKEW_SECONDS = 300;
+
+export type BodyHashCache = Map<string, Promise<{ hash: Uint8Array; available: number; used: number }>>;
+
+export async function verifyOneSignature(field: HeaderField, msg: ParsedMessage, resolver: Resolver, now: Date, cache: BodyHashCache): Promise<SignatureReport> {
+  const r: SignatureReport = {
+    domain: null, selector: null, algorithm: null, canonicalization: null, headers: [], key: null, body_hash: null,
+    result: "permerror", reason: null, expires_at: null, signed_at: null, aligned: false, alignment: "none",
+    length_limited: false, detail: { unsignedBodyBytes: null, fromSignedCount: 0, keyBits: null, sig: null },
+  };
+  const done = (result: DkimResult, reason: string | null): SignatureReport => ({ ...r, result, reason });
+
+  const parsed = parseSignature(field.value);
+  if (!parsed.ok) {
+    Object.assign(r, { domain: parsed.error.domain, selector: parsed.error.selector, algorithm: parsed.error.algorithm });
+    return done("permerror", `signature syntax: ${parsed.error.reason}`);
+  }
+  const sig = parsed.value;
+  const iso = (s: number | null) => (s === null ? null : new Date(s * 1000).toISOString());
+  Object.assign(r, {
+    domain: sig.domain, selector: sig.selector, algorithm: sig.algorithm, canonicalization: `${sig.headerCanon}/${sig.bodyCanon}`,
+    headers: sig.headers, signed_at: iso(sig.timestamp), expires_at: iso(sig.expiration), length_limited: sig.length !== null,
+  });
+  r.detail.sig = sig;
+  r.detail.fromSignedCount = sig.headers.filter((h) => h.toLowerCase() === "from").length;
+
+  // Body hash first: it needs no key and tells the user whether the body was altered (§3.7).
+  const bodyKey = `${sig.bodyCanon}/${sig.hash}/${sig.length ?? ""}`;
+  let body = cache.get(bodyKey);
+  if (!body) {
+    body = (async () => {
+      const { bytes, available } = canonBodyBytes(msg.body, sig.bodyCanon, sig.length);
+      return { hash: await sha(sig.hash === "sha1" ? "SHA-1" : "SHA-256", bytes), available, used: bytes.length };
+    })();
+    cache.set(bodyKey, body);
+  }
+  const bh = await body;
+  const lengthTooLong = sig.length !== null && sig.length > bh.available;
+  if (sig.length !== null) r.detail.unsignedBodyBytes = Math.max(0, bh.available - sig.length);
+  r.body_hash = !lengthTooLong && base64Encode(bh.hash) === sig.bodyHash ? "pass" : "fail";
+
+  // §5.4: From MUST be signed; §6.1.1 treats a signature without it as PERMFAIL.
+  if (r.detail.fromSignedCount === 0) return done("permerror", "From header is not in h= (RFC 6376 §5.4)");
+
+  // §3.6.2.2: the key lives at <s>._domainkey.<d> as TXT.
+  const lookup = await resolver.query(`${sig.selector}._domainkey.${sig.domain}`, "TXT");
+  if (lookup.kind === "temperror") return done("temperror", `key lookup failed: ${lookup.reason}`);
+  if (lookup.kind !== "records") return done("permerror", `no key (${lookup.kind} at ${sig.selector}._domainkey.${sig.domain})`);
+  const txts = lookup.records.filter(looksLikeKeyRecord);
+  if (txts.length === 0) return done("permerror", "no key: the TXT records there are not DKIM key records");
+  // §3.6.2.2: several records at one selector give undefined results; refuse rather than guess.
+  if (txts.length > 1) return done("permerror", `${txts.length} key records at the selector`);
+  const rec = parseKeyRecord(txts[0] ?? "");
+  if (!rec.ok) return done("permerror", rec.error);
+  const key = rec.value;
+  if (key.revoked) {
+    r.key = { type: key.keyType, bits: null, fingerprint: null, testing: key.testing };
+    return done("permerror", "key revoked (empty p=)");
+  }
+  const analysis = await analyseKey(key);
+  if ("error" in analysis) return done("permerror", analysis.error);
+  r.key = { type: analysis.type, bits: analysis.bits, fingerprint: analysis.fingerprint, testing: analysis.testing };
+  r.detail.keyBits = analysis.bits;
+
+  if (key.keyType !== sig.keyType) return done("permerror", `key type k=${key.keyType} does not match a=${sig.algorithm}`);
+  if (key.hashes !== null && !key.hashes.includes(sig.hash)) return done("permerror", `key h=${key.hashes.join(":")} does not allow ${sig.hash}`);
+  if (!key.services.includes("*") && !key.services.includes("email")) return done("permerror", "key s= excludes email");
+  // §3.6.1 t=s: i= must use exactly d=, not a subdomain.
+  if (key.strict && sig.identity.slice(sig.identity.lastIndexOf("@") + 1).toLowerCase() !== sig.domain) {
+    return done("permerror", "key has t=s but i= is a subdomain of d=");
+  }
+  if (!analysis.usable || analysis.material === null) {
+    return done("permerror", analysis.findings.find((x) => x.severity === "Critical" || x.severity === "High")?.description ?? "unusable key");
+  }
+
+  const sigBytes = base64Decode(sig.signature);
+  const data = utf8(signedHeaderData(msg.headers, sig.headers, field, sig.headerCanon));
+  const valid = sigBytes !== null && (await verifySignature(analysis.material, sig.hash, sigBytes, data));
+
+  if (lengthTooLong) return done("fail", `l=${sig.length} is longer than the canonicalized body (${bh.available} bytes)`);
+  if (r.body_hash === "fail") return done("fail", "body hash did not verify");
+  if (!valid) return done("fail", "signature did not verify");
+  // RFC 8301 §3.1: verifiers MUST NOT consider rsa-sha1 signatures valid. The crypto did check
+  // out, so the reason says so, but the result is permerror (an unacceptable algorithm), as
+  // dkimpy does by default; mailauth would still pass it.
+  if (sig.hash === "sha1") return done("permerror", "rsa-sha1 is not acceptable (RFC 8301 §3.1); the signature is otherwise valid");
+  const nowS = Math.floor(now.getTime() / 1000);
+  // §3.5 x= / §6.1.1: an expired signature is not valid; reported neutral (as mailauth does).
+  if (sig.expiration !== null && nowS > sig.expiration) return done("neutral", "signature expired");
+  if (sig.timestamp !== null && sig.timestamp > nowS + FUTURE_SKEW_SECONDS) return done("neutral", "signature timestamp (t=) is in the future");
+  return done("pass", null);
+}
