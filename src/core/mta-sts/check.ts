@@ -1,0 +1,143 @@
+// MTA-STS check: _mta-sts TXT, the HTTPS policy file and MX coverage (RFC 8461). I/O via Resolver and HttpFetch.
+import type { Resolver } from "../dns/types";
+import type { Finding, HttpFetch } from "../types";
+import { fetchTextCapped } from "./http";
+import { isStsCandidate, mxMatches, parseStsPolicy, parseStsRecord, type StsPolicy } from "./policy";
+
+/** A policy is a few hundred bytes; 64 KB bounds what a sender (and we) will read. */
+const POLICY_MAX_BYTES = 64 * 1024;
+
+export interface MtaStsOptions {
+  fetch: HttpFetch;
+  /** Live MX host names (from the MX check); null = MX unknown (skip coverage); omitted = look them up. */
+  mxHosts?: string[] | null;
+  timeoutMs?: number;
+}
+
+export interface MtaStsPolicyState {
+  status: "valid" | "invalid" | "temperror" | "not-fetched";
+  url: string;
+  text: string | null;
+  parsed: StsPolicy | null;
+}
+
+export interface MtaStsResult {
+  status: "present" | "missing" | "invalid" | "temperror";
+  host: string;
+  record: string | null;
+  id: string | null;
+  policy: MtaStsPolicyState;
+  coverage: { host: string; covered: boolean }[];
+  findings: Finding[];
+}
+
+const f = (rule: string, severity: Finding["severity"], description: string, fix: string | null = null): Finding => ({
+  rule, severity, description, fix,
+});
+
+export async function checkMtaSts(domain: string, resolver: Resolver, opts: MtaStsOptions): Promise<MtaStsResult> {
+  const host = `_mta-sts.${domain}`;
+  const url = `https://mta-sts.${domain}/.well-known/mta-sts.txt`;
+  const out: MtaStsResult = {
+    status: "missing", host, record: null, id: null,
+    policy: { status: "not-fetched", url, text: null, parsed: null }, coverage: [], findings: [],
+  };
+  // The TXT lookup and the MX lookup (when not supplied) are independent: run them together.
+  const [txt, mxHosts] = await Promise.all([resolver.query(host, "TXT"), liveMx(domain, resolver, opts.mxHosts)]);
+  if (txt.kind === "temperror") return { ...out, status: "temperror" };
+  const candidates = txt.kind === "records" ? txt.records.filter(isStsCandidate) : [];
+  if (candidates.length === 0) {
+    out.findings.push(f("mta_sts.missing", "Low", "No MTA-STS record: sending servers may deliver over unauthenticated or plaintext SMTP."));
+    return out;
+  }
+  // RFC 8461 §3.1: if the number of v=STSv1 records is not one, there is no policy.
+  if (candidates.length > 1) {
+    out.findings.push(f("mta_sts.multiple-records", "High", `${candidates.length} v=STSv1 records at ${host}: senders treat the domain as having no policy.`,
+      "Delete all but one v=STSv1 record."));
+    return { ...out, status: "invalid" };
+  }
+  const record = candidates[0] ?? "";
+  out.record = record;
+  const rec = parseStsRecord(record);
+  if (!rec.ok) {
+    out.findings.push(f("mta_sts.invalid-record", "High", `MTA-STS record is invalid: ${rec.error} (RFC 8461 §3.1).`));
+    return { ...out, status: "invalid" };
+  }
+  out.id = rec.value.id;
+  await fetchPolicy(url, opts, out);
+  if (out.policy.status === "temperror") return { ...out, status: "temperror" };
+  if (out.policy.status !== "valid" || out.policy.parsed === null) return { ...out, status: "invalid" };
+  out.status = "present";
+  policyFindings(out.policy.parsed, out.findings);
+  if (mxHosts !== null) coverage(out.policy.parsed, mxHosts, out);
+  return out;
+}
+
+async function liveMx(domain: string, resolver: Resolver, given: string[] | null | undefined): Promise<string[] | null> {
+  if (given !== undefined) return given;
+  const r = await resolver.query(domain, "MX");
+  if (r.kind === "temperror") return null;
+  return r.kind === "records" ? r.records.map((m) => m.exchange).filter((h) => h !== "") : [];
+}
+
+async function fetchPolicy(url: string, opts: MtaStsOptions, out: MtaStsResult): Promise<void> {
+  const res = await fetchTextCapped(opts.fetch, url, { timeoutMs: opts.timeoutMs ?? 10_000, maxBytes: POLICY_MAX_BYTES });
+  const fail = (status: MtaStsPolicyState["status"], finding: Finding) => {
+    out.policy.status = status;
+    out.findings.push(finding);
+  };
+  // Network, TLS (including an invalid certificate) and timeouts are indistinguishable here: unknown, not missing.
+  if (!res.ok) return fail("temperror", f("mta_sts.policy-unreachable", "Info", `Policy could not be fetched from ${url} (${res.error}); status unknown.`));
+  const r = res.value;
+  if (r.status >= 300 && r.status < 400) {
+    return fail("invalid", f("mta_sts.policy-redirect", "High", `Policy URL redirects (HTTP ${r.status}); senders MUST NOT follow redirects (RFC 8461 §3.3).`,
+      `Serve the policy directly at ${url}.`));
+  }
+  if (r.status >= 500) return fail("temperror", f("mta_sts.policy-unreachable", "Info", `Policy server returned HTTP ${r.status}; status unknown.`));
+  if (r.status !== 200) {
+    return fail("invalid", f("mta_sts.policy-http-status", "High", `Policy URL returned HTTP ${r.status}; senders find no policy.`,
+      `Publish the policy at ${url}.`));
+  }
+  if (r.tooLarge) return fail("invalid", f("mta_sts.policy-too-large", "High", "Policy file is over 64 KB."));
+  out.policy.text = r.body;
+  const ct = (r.contentType ?? "").split(";")[0]?.trim().toLowerCase();
+  if (ct !== "text/plain") {
+    out.findings.push(f("mta_sts.policy-content-type", "Medium", `Policy is served as "${ct || "no content type"}"; RFC 8461 §3.2 requires text/plain.`,
+      "Serve mta-sts.txt with Content-Type: text/plain."));
+  }
+  const parsed = parseStsPolicy(r.body);
+  if (!parsed.ok) {
+    return fail("invalid", f("mta_sts.policy-invalid", "High", `Policy file is invalid (RFC 8461 §3.2): ${parsed.error.join("; ")}.`));
+  }
+  out.policy.status = "valid";
+  out.policy.parsed = parsed.value;
+}
+
+function policyFindings(p: StsPolicy, findings: Finding[]): void {
+  if (p.mode === "testing") {
+    findings.push(f("mta_sts.testing-mode", "Low", "MTA-STS is in testing mode: failures are reported (TLS-RPT) but mail is still delivered without TLS.",
+      "After clean TLS-RPT reports, switch the policy to mode: enforce and change the TXT id."));
+  } else if (p.mode === "none") {
+    findings.push(f("mta_sts.mode-none", "Info", "MTA-STS mode is none: the policy is being withdrawn and gives no protection."));
+  }
+  // A short max_age makes senders re-fetch often and lets a downgrade attacker outwait the cache.
+  if (p.mode !== "none" && p.maxAge < 86_400) {
+    findings.push(f("mta_sts.short-max-age", "Medium", `max_age is ${p.maxAge}s (under a day); recommended is weeks (604800 or more).`, "Set max_age: 604800 or longer."));
+  } else if (p.mode !== "none" && p.maxAge < 604_800) {
+    findings.push(f("mta_sts.short-max-age", "Low", `max_age is ${p.maxAge}s (under a week); recommended is 604800 or more.`, "Set max_age: 604800 or longer."));
+  }
+}
+
+function coverage(p: StsPolicy, mxHosts: string[], out: MtaStsResult): void {
+  for (const host of [...new Set(mxHosts.map((h) => h.toLowerCase()))]) {
+    const covered = p.mx.some((pat) => mxMatches(pat, host));
+    out.coverage.push({ host, covered });
+    if (covered || p.mode === "none") continue;
+    // RFC 8461 §4.1/§5: under enforce, compliant senders will not deliver to an MX no pattern matches.
+    out.findings.push(p.mode === "enforce"
+      ? f("mta_sts.mx-not-covered", "High", `MX ${host} matches no policy mx pattern: senders enforcing MTA-STS will not deliver to it.`,
+        `Add "mx: ${host}" to the policy and change the TXT id.`)
+      : f("mta_sts.mx-not-covered", "Low", `MX ${host} matches no policy mx pattern; it would fail once the mode is enforce.`,
+        `Add "mx: ${host}" to the policy and change the TXT id.`));
+  }
+}
