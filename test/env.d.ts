@@ -1,11 +1,15 @@
+// Types the test environment: the Worker's bindings plus the migrations the pool setup applies.
 import type { D1Migration } from "@cloudflare/vitest-pool-workers";
-import type { Env } from "../src/env";
+import type { Env as WorkerEnv } from "../src/env";
 
 declare global {
   namespace Cloudflare {
-    interface Env extends import("../src/env").Env {
+    interface GlobalProps {
+      mainModule: typeof import("../src/index");
+      durableNamespaces: "RateLimiter";
+    }
+    interface Env extends WorkerEnv {
       TEST_MIGRATIONS: D1Migration[];
     }
   }
 }
-export type { Env };

@@ -1,2 +1,317 @@
-import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-export const teams = sqliteTable("teams", { id: integer("id").primaryKey({ autoIncrement: true }), name: text("name").notNull() });
+// The whole data model (drizzle, D1/SQLite). Times are integer milliseconds since the epoch.
+// Every table reachable from the API carries team_id (directly or through its parent) so that
+// services can scope each query by team; every query path has an index below.
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+const ms = (name: string) => integer(name, { mode: "timestamp_ms" });
+const createdAt = () => ms("created_at").notNull().$defaultFn(() => new Date());
+const bool = (name: string) => integer(name, { mode: "boolean" });
+
+export const PLANS = ["starter", "pro", "enterprise"] as const;
+export type Plan = (typeof PLANS)[number];
+export const TOKEN_SCOPES = ["full", "read_only"] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
+export const teams = sqliteTable("teams", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull(),
+  plan: text("plan", { enum: PLANS }).notNull(),
+  ownerEmail: text("owner_email").notNull(),
+  createdAt: createdAt(),
+});
+
+export const tokens = sqliteTable(
+  "tokens",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    teamId: integer("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    scope: text("scope", { enum: TOKEN_SCOPES }).notNull(),
+    tokenHash: text("token_hash").notNull(), // hex SHA-256 of the whole token; the token itself is never stored
+    prefix: text("prefix").notNull(), // non-secret display prefix
+    createdAt: createdAt(),
+    lastUsedAt: ms("last_used_at"),
+    revokedAt: ms("revoked_at"),
+  },
+  (t) => [uniqueIndex("tokens_hash_uq").on(t.tokenHash), index("tokens_team_idx").on(t.teamId)],
+);
+
+export const domains = sqliteTable(
+  "domains",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    teamId: integer("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    client: text("client"),
+    verified: bool("verified").notNull().default(false),
+    verificationToken: text("verification_token").notNull(),
+    verifiedAt: ms("verified_at"),
+    reportToken: text("report_token").notNull(), // local part of the DMARC report address
+    score: integer("score"),
+    grade: text("grade"),
+    dmarcPolicy: text("dmarc_policy"),
+    lastCheckedAt: ms("last_checked_at"),
+    nextCheckAt: ms("next_check_at"),
+    lastCheckId: text("last_check_id"),
+    registrationExpiresAt: ms("registration_expires_at"),
+    registrationCheckedAt: ms("registration_checked_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("domains_team_name_uq").on(t.teamId, t.name),
+    uniqueIndex("domains_report_token_uq").on(t.reportToken),
+    index("domains_due_idx").on(t.verified, t.nextCheckAt),
+    index("domains_name_idx").on(t.name),
+  ],
+);
+
+export const checks = sqliteTable(
+  "checks",
+  {
+    id: text("id").primaryKey(), // chk_..., named by the queue message so redelivery is idempotent
+    domainId: integer("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
+    status: text("status", { enum: ["completed", "failed"] }).notNull(),
+    trigger: text("trigger", { enum: ["scheduled", "manual", "verify"] }).notNull(),
+    score: integer("score"),
+    grade: text("grade"),
+    dmarcPolicy: text("dmarc_policy"),
+    posture: text("posture", { mode: "json" }), // full posture result of this check
+    staleParts: text("stale_parts", { mode: "json" }).$type<string[]>(),
+    queries: integer("queries").notNull().default(0),
+    durationMs: integer("duration_ms"),
+    error: text("error"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("checks_domain_created_idx").on(t.domainId, t.createdAt)],
+);
+
+export const diffs = sqliteTable(
+  "diffs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    domainId: integer("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
+    checkId: text("check_id").notNull().references(() => checks.id, { onDelete: "cascade" }),
+    category: text("category").notNull(),
+    field: text("field").notNull(),
+    before: text("before"),
+    after: text("after"),
+    severity: text("severity").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("diffs_domain_created_idx").on(t.domainId, t.createdAt), index("diffs_check_idx").on(t.checkId)],
+);
+
+export const dkimSelectors = sqliteTable(
+  "dkim_selectors",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    domainId: integer("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
+    selector: text("selector").notNull(),
+    source: text("source", { enum: ["discovered", "manual", "dmarc"] }).notNull(),
+    status: text("status", { enum: ["active", "invalid", "revoked", "missing", "pending"] }).notNull(),
+    health: text("health", { enum: ["pass", "warning", "fail"] }).notNull().default("warning"),
+    provider: text("provider"),
+    delegatedTo: text("delegated_to"),
+    record: text("record"),
+    keyType: text("key_type"),
+    keyBits: integer("key_bits"),
+    keyFingerprint: text("key_fingerprint"),
+    keyTesting: bool("key_testing"),
+    keyFirstSeenAt: ms("key_first_seen_at"),
+    rotations: integer("rotations").notNull().default(0),
+    issues: text("issues", { mode: "json" }),
+    firstSeenAt: ms("first_seen_at"),
+    lastSeenAt: ms("last_seen_at"),
+    missingSince: ms("missing_since"),
+    lastReportAt: ms("last_report_at"),
+    staleNotifiedAt: ms("stale_notified_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("dkim_selectors_domain_selector_uq").on(t.domainId, t.selector)],
+);
+
+export const dkimKeys = sqliteTable(
+  "dkim_keys",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    selectorId: integer("selector_id").notNull().references(() => dkimSelectors.id, { onDelete: "cascade" }),
+    fingerprint: text("fingerprint").notNull(),
+    type: text("type").notNull(),
+    bits: integer("bits"),
+    record: text("record").notNull(),
+    firstSeenAt: ms("first_seen_at").notNull(),
+    lastSeenAt: ms("last_seen_at").notNull(),
+    retiredAt: ms("retired_at"),
+    retiredReason: text("retired_reason", { enum: ["rotated", "revoked", "removed"] }),
+  },
+  (t) => [uniqueIndex("dkim_keys_selector_fp_uq").on(t.selectorId, t.fingerprint)],
+);
+
+export const dmarcReports = sqliteTable(
+  "dmarc_reports",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    domainId: integer("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
+    orgName: text("org_name").notNull(),
+    reportId: text("report_id").notNull(),
+    email: text("email"),
+    version: text("version"),
+    dateBegin: ms("date_begin").notNull(),
+    dateEnd: ms("date_end").notNull(),
+    records: integer("records").notNull(),
+    messages: integer("messages").notNull(),
+    policy: text("policy", { mode: "json" }),
+    status: text("status", { enum: ["processing", "complete"] }).notNull(),
+    receivedAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("dmarc_reports_identity_uq").on(t.domainId, t.orgName, t.reportId),
+    index("dmarc_reports_domain_end_idx").on(t.domainId, t.dateEnd),
+  ],
+);
+
+/** Aggregated rows: one per (report, day, source, outcome), never one per XML record. */
+export const dmarcRows = sqliteTable(
+  "dmarc_rows",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    reportId: integer("report_id").notNull().references(() => dmarcReports.id, { onDelete: "cascade" }),
+    domainId: integer("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
+    day: text("day").notNull(), // YYYY-MM-DD (UTC)
+    sourceIp: text("source_ip").notNull(),
+    headerFrom: text("header_from"),
+    disposition: text("disposition"),
+    dkimAligned: bool("dkim_aligned").notNull(),
+    spfAligned: bool("spf_aligned").notNull(),
+    dkimDomain: text("dkim_domain"),
+    dkimSelector: text("dkim_selector"),
+    dkimResult: text("dkim_result"),
+    spfDomain: text("spf_domain"),
+    spfResult: text("spf_result"),
+    messages: integer("messages").notNull(),
+  },
+  (t) => [index("dmarc_rows_domain_day_idx").on(t.domainId, t.day), index("dmarc_rows_report_idx").on(t.reportId)],
+);
+
+export const alerts = sqliteTable(
+  "alerts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    teamId: integer("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+    domainId: integer("domain_id").references(() => domains.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["drift", "blacklist", "dmarc_failure_spike", "expiry", "dkim"] }).notNull(),
+    subject: text("subject").notNull(), // what the alert is about, for "one open alert per subject"
+    severity: text("severity").notNull(),
+    title: text("title").notNull(),
+    body: text("body"),
+    occurrences: integer("occurrences").notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: ms("updated_at").notNull().$defaultFn(() => new Date()),
+    resolvedAt: ms("resolved_at"),
+  },
+  (t) => [
+    index("alerts_team_created_idx").on(t.teamId, t.createdAt),
+    uniqueIndex("alerts_open_subject_uq")
+      .on(t.teamId, t.domainId, t.kind, t.subject)
+      .where(sql`resolved_at IS NULL`),
+  ],
+);
+
+export const webhookEndpoints = sqliteTable(
+  "webhook_endpoints",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    teamId: integer("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    description: text("description"),
+    events: text("events", { mode: "json" }).$type<string[]>().notNull(),
+    domainIds: text("domain_ids", { mode: "json" }).$type<number[] | null>(),
+    enabled: bool("enabled").notNull().default(true),
+    secretEnc: text("secret_enc").notNull(), // AES-GCM with WEBHOOK_SECRET_KEY
+    previousSecretEnc: text("previous_secret_enc"),
+    previousSecretExpiresAt: ms("previous_secret_expires_at"),
+    failureCount: integer("failure_count").notNull().default(0),
+    disabledAt: ms("disabled_at"),
+    disabledReason: text("disabled_reason"),
+    lastSuccessAt: ms("last_success_at"),
+    lastFailureAt: ms("last_failure_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("webhook_endpoints_team_idx").on(t.teamId)],
+);
+
+/** The outbox: written in the same batch as the change that caused it. */
+export const events = sqliteTable(
+  "events",
+  {
+    id: text("id").primaryKey(), // evt_...
+    teamId: integer("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+    domainId: integer("domain_id"), // no FK: domain.deleted outlives its domain
+    type: text("type").notNull(),
+    payload: text("payload", { mode: "json" }).notNull(), // the full outbound body
+    createdAt: createdAt(),
+    fannedOutAt: ms("fanned_out_at"),
+  },
+  (t) => [
+    index("events_pending_fanout_idx").on(t.fannedOutAt, t.createdAt),
+    index("events_team_created_idx").on(t.teamId, t.createdAt),
+  ],
+);
+
+export const deliveries = sqliteTable(
+  "deliveries",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    endpointId: integer("endpoint_id").notNull().references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    eventId: text("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    teamId: integer("team_id").notNull(),
+    eventType: text("event_type").notNull(),
+    status: text("status", { enum: ["pending", "delivered", "failed"] }).notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    responseStatus: integer("response_status"),
+    responseBody: text("response_body"),
+    responseHeaders: text("response_headers", { mode: "json" }),
+    error: text("error"),
+    durationMs: integer("duration_ms"),
+    nextRetryAt: ms("next_retry_at"),
+    deliveredAt: ms("delivered_at"),
+    createdAt: createdAt(),
+    updatedAt: ms("updated_at").notNull().$defaultFn(() => new Date()),
+  },
+  (t) => [
+    uniqueIndex("deliveries_event_endpoint_uq").on(t.eventId, t.endpointId),
+    index("deliveries_endpoint_created_idx").on(t.endpointId, t.createdAt),
+    index("deliveries_status_retry_idx").on(t.status, t.nextRetryAt),
+    index("deliveries_created_idx").on(t.createdAt),
+  ],
+);
+
+/** Notices to a team owner (endpoint disabled, ...): sent by email when configured, always recorded. */
+export const notifications = sqliteTable(
+  "notifications",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    teamId: integer("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull(),
+    recipient: text("recipient").notNull(),
+    subject: text("subject").notNull(),
+    body: text("body").notNull(),
+    sentAt: ms("sent_at"),
+    error: text("error"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("notifications_team_idx").on(t.teamId, t.createdAt)],
+);
+
+/** Cache of RDAP registration expiry and sender SPF ranges, shared across teams (public data). */
+export const publicCache = sqliteTable(
+  "public_cache",
+  {
+    kind: text("kind").notNull(),
+    key: text("key").notNull(),
+    value: text("value", { mode: "json" }).notNull(),
+    expiresAt: ms("expires_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.key] })],
+);

@@ -25,7 +25,7 @@ export class FakeResolver implements Resolver {
       if (entry === undefined || entry === "nxdomain") return { kind: "nxdomain", chain };
       if (entry === "temperror") return { kind: "temperror", reason: "injected fault" };
       const records = entry[type];
-      if (records && records.length > 0) return { kind: "records", records: [...records], ttl: 300, chain };
+      if (records && records.length > 0) return { kind: "records", records: [...records] as RecordData[T][], ttl: 300, chain };
       const cname = entry.CNAME?.[0];
       if (type !== "CNAME" && cname !== undefined) {
         if (chain.includes(cname)) return { kind: "temperror", reason: "CNAME loop" };

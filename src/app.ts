@@ -1,0 +1,63 @@
+// createApp(): the Hono application, its error model, the OpenAPI document and the API reference.
+import { Scalar } from "@scalar/hono-api-reference";
+import { HTTPException } from "hono/http-exception";
+import type { AppEnv } from "./context";
+import { createRouter, type Api } from "./app-router";
+import { ApiError } from "./lib/errors";
+import { authenticate } from "./middleware/auth";
+import { requestId } from "./middleware/request-id";
+import { accountRoutes } from "./routes/account";
+import { adminRoutes } from "./routes/admin";
+import { createServices } from "./services";
+
+export function createApp(): Api {
+  const app = createRouter();
+  app.use("*", requestId);
+  app.use("*", async (c, next) => {
+    c.set("services", createServices(c.env));
+    await next();
+  });
+
+  const v1 = createRouter();
+  v1.use("*", async (c, next) => {
+    const p = c.req.path;
+    if (p === "/api/v1/openapi.json" || p === "/api/v1/docs") return next();
+    return authenticate(c, next);
+  });
+  v1.route("/", accountRoutes());
+
+  app.route("/api/v1", v1);
+  app.route("/admin", adminRoutes());
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "A team token (eam_...) created through the admin API or the dashboard.",
+  });
+  app.doc31("/api/v1/openapi.json", (c) => ({
+    openapi: "3.1.0",
+    info: {
+      title: "Email Authentication Monitoring API",
+      version: "1.0.0",
+      description: "SPF, DKIM, DMARC, BIMI, MTA-STS and TLS-RPT posture, DKIM key monitoring, DMARC analytics and signed webhooks.",
+    },
+    servers: [{ url: `${new URL(c.req.url).origin}/api/v1` }],
+  }));
+  app.get("/api/v1/docs", Scalar({ url: "/api/v1/openapi.json", pageTitle: "Email Authentication Monitoring API" }));
+  app.get("/", (c) => c.json({ data: { service: "emailauth-monitor", api: "/api/v1", docs: "/api/v1/docs" } }));
+
+  app.notFound((c) => c.json({ message: "Route not found.", code: "not_found" }, 404));
+  app.onError((error, c) => {
+    if (error instanceof ApiError) {
+      for (const [k, v] of Object.entries(error.headers ?? {})) c.header(k, v);
+      return c.json(error.toBody(), error.status);
+    }
+    if (error instanceof HTTPException && error.status < 500) {
+      const code = error.status === 400 ? "bad_request" : error.status === 413 ? "payload_too_large" : "bad_request";
+      return c.json({ message: error.message || "Bad request.", code }, error.status);
+    }
+    console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), error: String(error), stack: error instanceof Error ? error.stack : undefined }));
+    return c.json({ message: "Internal error.", code: "internal_error" }, 500);
+  });
+  return app;
+}

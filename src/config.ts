@@ -1,0 +1,36 @@
+// Validated settings from vars and secrets (README "Settings"). Read once per request or batch.
+import type { Env } from "./env";
+
+export interface Config {
+  dohResolvers: string[];
+  webhookAllowPrivate: boolean;
+  webhookAllowInsecure: boolean;
+  reportDomain: string;
+  siteUrl: string | null;
+  adminToken: string | null;
+  dmarcIngestSecret: string | null;
+  webhookSecretKey: string | null;
+  notifyFrom: string | null;
+}
+
+const DEFAULT_RESOLVERS = ["https://cloudflare-dns.com/dns-query", "https://dns.google/dns-query"];
+const flag = (v: string | undefined) => v?.trim().toLowerCase() === "true";
+const nonEmpty = (v: string | undefined) => (v && v.trim() !== "" ? v.trim() : null);
+
+export function loadConfig(env: Env): Config {
+  const resolvers = (env.DOH_RESOLVERS ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => /^https?:\/\//.test(s));
+  return {
+    dohResolvers: resolvers.length > 0 ? resolvers : DEFAULT_RESOLVERS,
+    webhookAllowPrivate: flag(env.WEBHOOK_ALLOW_PRIVATE),
+    webhookAllowInsecure: flag(env.WEBHOOK_ALLOW_INSECURE),
+    reportDomain: nonEmpty(env.REPORT_DOMAIN) ?? "reports.emailauth.example",
+    siteUrl: nonEmpty(env.SITE_URL),
+    adminToken: nonEmpty(env.ADMIN_TOKEN),
+    dmarcIngestSecret: nonEmpty(env.DMARC_INGEST_SECRET),
+    webhookSecretKey: nonEmpty(env.WEBHOOK_SECRET_KEY),
+    notifyFrom: nonEmpty(env.NOTIFY_FROM),
+  };
+}

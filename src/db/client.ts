@@ -1,0 +1,6 @@
+// The one way to reach the database: drizzle over the D1 binding.
+import { drizzle } from "drizzle-orm/d1";
+import * as schema from "./schema";
+
+export const createDb = (d1: D1Database) => drizzle(d1, { schema });
+export type Db = ReturnType<typeof createDb>;

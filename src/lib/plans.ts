@@ -1,0 +1,15 @@
+// Plan allowances (api-decisions.md "Plans") and check intervals per plan.
+import type { Plan } from "../db/schema";
+
+export interface PlanLimits {
+  requests_per_minute: number;
+  requests_per_month: number;
+  webhook_endpoints: number;
+  check_interval_hours: number;
+}
+
+export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
+  starter: { requests_per_minute: 60, requests_per_month: 10_000, webhook_endpoints: 1, check_interval_hours: 24 },
+  pro: { requests_per_minute: 300, requests_per_month: 100_000, webhook_endpoints: 5, check_interval_hours: 6 },
+  enterprise: { requests_per_minute: 1_200, requests_per_month: 1_000_000, webhook_endpoints: 25, check_interval_hours: 1 },
+};

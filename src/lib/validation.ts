@@ -1,0 +1,12 @@
+// Turns zod issues into the `errors` map of a 422: field path -> messages.
+import type { ZodError } from "zod";
+import type { FieldErrors } from "./errors";
+
+export function fieldErrors(error: ZodError, fallbackKey: string): FieldErrors {
+  const out: FieldErrors = {};
+  for (const issue of error.issues) {
+    const key = issue.path.length > 0 ? issue.path.map(String).join(".") : fallbackKey;
+    (out[key] ??= []).push(issue.message);
+  }
+  return out;
+}

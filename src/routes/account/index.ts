@@ -1,0 +1,33 @@
+// GET /me: the token's team, plan, limits, scope and usage this month.
+import { createRoute, z } from "@hono/zod-openapi";
+import { createRouter } from "../../app-router";
+import { AUTH_ERRORS, BEARER, dataOf, errorResponses, jsonContent } from "../../lib/openapi";
+import { getAccount } from "../../services/teams/account";
+
+export const Account = z
+  .object({
+    team: z.object({ id: z.number().int(), name: z.string(), plan: z.enum(["starter", "pro", "enterprise"]), owner_email: z.string() }),
+    plan: z.enum(["starter", "pro", "enterprise"]),
+    limits: z.object({
+      requests_per_minute: z.number().int(),
+      requests_per_month: z.number().int(),
+      webhook_endpoints: z.number().int(),
+      check_interval_hours: z.number().int(),
+    }),
+    token: z.object({ id: z.number().int(), name: z.string(), scope: z.enum(["full", "read_only"]), prefix: z.string() }),
+    usage: z.object({ requests_this_month: z.number().int(), requests_remaining_this_month: z.number().int() }),
+  })
+  .openapi("Account");
+
+const me = createRoute({
+  method: "get",
+  path: "/me",
+  tags: ["Account"],
+  operationId: "getAccount",
+  summary: "The team, plan, limits and usage of the calling token",
+  security: BEARER,
+  responses: { 200: jsonContent(dataOf(Account), "The account."), ...errorResponses(...AUTH_ERRORS) },
+});
+
+export const accountRoutes = () =>
+  createRouter().openapi(me, (c) => c.json({ data: getAccount(c.get("auth")) }, 200));

@@ -1,0 +1,105 @@
+// The admin API (api-decisions.md): teams, tokens, revocation and plan changes. Every /admin path is
+// a 404 unless the ADMIN_TOKEN secret is set; then it requires `Authorization: Bearer <ADMIN_TOKEN>`.
+import { createRoute, z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
+import { createRouter } from "../../app-router";
+import type { AppEnv } from "../../context";
+import { PLANS, TOKEN_SCOPES } from "../../db/schema";
+import { ApiError, notFound } from "../../lib/errors";
+import { timingSafeEqual } from "../../lib/crypto";
+import { dataOf, errorResponses } from "../../lib/openapi";
+import { jsonBody } from "../../middleware/json-body";
+import { changePlan, createTeam } from "../../services/teams/teams";
+import { issueToken, revokeToken } from "../../services/teams/tokens";
+
+const adminGate = createMiddleware<AppEnv>(async (c, next) => {
+  const expected = c.get("services").config.adminToken;
+  if (!expected) return c.json({ message: "Route not found.", code: "not_found" }, 404);
+  const header = c.req.header("authorization") ?? "";
+  const presented = /^Bearer (.+)$/.exec(header)?.[1] ?? "";
+  if (!timingSafeEqual(presented, expected)) throw new ApiError(401, "unauthenticated", "Missing or invalid admin token.");
+  await next();
+});
+
+const Id = z.object({ team: z.coerce.number().int().positive() });
+const TokenView = z.object({
+  id: z.number().int(),
+  token: z.string().openapi({ description: "Shown once; only its SHA-256 is stored." }),
+  prefix: z.string(),
+  scope: z.enum(TOKEN_SCOPES),
+  name: z.string(),
+  created_at: z.string(),
+});
+const TeamView = z.object({ id: z.number().int(), name: z.string(), plan: z.enum(PLANS), owner_email: z.string(), created_at: z.string() });
+const ERRORS = errorResponses(400, 401, 404, 415, 422);
+
+const createTeamRoute = createRoute({
+  method: "post",
+  path: "/teams",
+  middleware: [jsonBody()],
+  request: {
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z.object({
+            name: z.string().trim().min(1).max(200),
+            plan: z.enum(PLANS),
+            owner_email: z.email().max(254),
+          }),
+        },
+      },
+    },
+  },
+  responses: {
+    201: { description: "Team created with a full and a read-only token.", content: { "application/json": { schema: dataOf(z.object({ team: TeamView, tokens: z.object({ full: TokenView, read_only: TokenView }) })) } } },
+    ...ERRORS,
+  },
+});
+
+const createTokenRoute = createRoute({
+  method: "post",
+  path: "/teams/{team}/tokens",
+  middleware: [jsonBody()],
+  request: {
+    params: Id,
+    body: { required: true, content: { "application/json": { schema: z.object({ scope: z.enum(TOKEN_SCOPES), name: z.string().trim().min(1).max(200) }) } } },
+  },
+  responses: { 201: { description: "Token issued.", content: { "application/json": { schema: dataOf(TokenView) } } }, ...ERRORS },
+});
+
+const revokeTokenRoute = createRoute({
+  method: "delete",
+  path: "/tokens/{token_id}",
+  request: { params: z.object({ token_id: z.coerce.number().int().positive() }) },
+  responses: { 204: { description: "Revoked; effective immediately." }, ...ERRORS },
+});
+
+const changePlanRoute = createRoute({
+  method: "patch",
+  path: "/teams/{team}",
+  middleware: [jsonBody()],
+  request: { params: Id, body: { required: true, content: { "application/json": { schema: z.object({ plan: z.enum(PLANS) }) } } } },
+  responses: { 200: { description: "Plan changed.", content: { "application/json": { schema: dataOf(TeamView) } } }, ...ERRORS },
+});
+
+export function adminRoutes() {
+  const r = createRouter();
+  r.use("*", adminGate);
+  r.openapi(createTeamRoute, async (c) => c.json({ data: await createTeam(c.get("services"), c.req.valid("json")) }, 201));
+  r.openapi(createTokenRoute, async (c) => {
+    const { scope, name } = c.req.valid("json");
+    return c.json({ data: await issueToken(c.get("services"), c.req.valid("param").team, scope, name) }, 201);
+  });
+  r.openapi(revokeTokenRoute, async (c) => {
+    await revokeToken(c.get("services"), c.req.valid("param").token_id);
+    return c.body(null, 204);
+  });
+  r.openapi(changePlanRoute, async (c) =>
+    c.json({ data: await changePlan(c.get("services"), c.req.valid("param").team, c.req.valid("json").plan) }, 200),
+  );
+  r.all("*", () => {
+    throw notFound("Route");
+  });
+  return r;
+}

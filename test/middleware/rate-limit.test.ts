@@ -1,0 +1,77 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { awaitFreshMinute, call, json, makeTeam, unique } from "../support/api";
+
+const FIXED_NOW = Date.UTC(2026, 10, 21, 12, 30, 10);
+
+describe("RateLimiter Durable Object", () => {
+  it("admits exactly the limit out of a parallel burst", async () => {
+    const stub = env.RATE_LIMITER.getByName(unique("burst"));
+    const results = await Promise.all(Array.from({ length: 100 }, () => stub.hit({ perMinute: 60, perMonth: 10_000 }, FIXED_NOW)));
+    expect(results.filter((r) => r.allowed).length).toBe(60);
+    const denied = results.filter((r) => !r.allowed);
+    expect(denied.every((r) => r.reason === "rate_limited" && r.retryAfterSeconds === 50)).toBe(true);
+    expect(await stub.usage(FIXED_NOW), "denied requests do not count against the quota").toBe(60);
+  });
+
+  it("opens a new window each minute", async () => {
+    const stub = env.RATE_LIMITER.getByName(unique("window"));
+    for (let i = 0; i < 3; i++) await stub.hit({ perMinute: 3, perMonth: 100 }, FIXED_NOW);
+    expect((await stub.hit({ perMinute: 3, perMonth: 100 }, FIXED_NOW)).allowed).toBe(false);
+    const next = await stub.hit({ perMinute: 3, perMonth: 100 }, FIXED_NOW + 60_000);
+    expect(next).toMatchObject({ allowed: true, remaining: 2, quotaUsed: 4 });
+  });
+
+  it("refuses past the monthly quota until the month changes", async () => {
+    const stub = env.RATE_LIMITER.getByName(unique("quota"));
+    const limits = { perMinute: 100, perMonth: 3 };
+    for (let i = 0; i < 3; i++) expect((await stub.hit(limits, FIXED_NOW)).allowed).toBe(true);
+    const over = await stub.hit(limits, FIXED_NOW);
+    expect(over).toMatchObject({ allowed: false, reason: "quota_exceeded", quotaUsed: 3 });
+    expect(over.retryAfterSeconds).toBe((Date.UTC(2026, 11, 1) - FIXED_NOW) / 1000);
+    expect((await stub.hit(limits, Date.UTC(2026, 11, 1, 0, 0, 5))).allowed, "a new month starts at zero").toBe(true);
+  });
+});
+
+describe("rate limits over HTTP", () => {
+  it("answers the limit+1-th request in a window with 429, Retry-After and {message, code}", async () => {
+    const team = await makeTeam("starter");
+    await awaitFreshMinute(20);
+    const statuses: number[] = [];
+    for (let i = 0; i < 60; i++) statuses.push((await call("/api/v1/me", { token: team.full })).status);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    const res = await call("/api/v1/me", { token: team.full });
+    expect(res.status).toBe(429);
+    const retry = Number(res.headers.get("Retry-After"));
+    expect(retry).toBeGreaterThanOrEqual(1);
+    expect(retry).toBeLessThanOrEqual(60);
+    expect(res.headers.get("X-RateLimit-Remaining")).toBe("0");
+    expect(await json(res)).toMatchObject({ code: "rate_limited", message: expect.any(String) });
+  }, 45_000);
+
+  it("never admits more than the limit from a parallel burst", async () => {
+    const team = await makeTeam("starter");
+    await awaitFreshMinute(20);
+    const statuses = await Promise.all(Array.from({ length: 90 }, () => call("/api/v1/me", { token: team.full }).then((r) => r.status)));
+    expect(statuses.filter((s) => s === 200).length).toBe(60);
+    expect(statuses.filter((s) => s === 429).length).toBe(30);
+  }, 45_000);
+
+  it("answers 429 quota_exceeded once the monthly quota is spent", async () => {
+    const team = await makeTeam("starter");
+    const stub = env.RATE_LIMITER.getByName(`team:${team.id}`);
+    await runInDurableObject(stub, (_instance, state) => {
+      const now = new Date();
+      const key = `quota:${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, "0")}`;
+      state.storage.kv.put(key, 9_999);
+    });
+    const last = await call("/api/v1/me", { token: team.full });
+    expect(last.status).toBe(200);
+    expect(last.headers.get("X-Quota-Used")).toBe("10000");
+    const over = await call("/api/v1/me", { token: team.full });
+    expect(over.status).toBe(429);
+    expect((await json<{ code: string }>(over)).code).toBe("quota_exceeded");
+    expect(Number(over.headers.get("Retry-After"))).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,54 @@
+// Calls the Worker's fetch handler as a client would, and builds teams with tokens through the admin API.
+import { exports } from "cloudflare:workers";
+
+export const ADMIN_TOKEN = "test-admin-token";
+
+export interface CallOptions {
+  method?: string;
+  token?: string | null;
+  body?: unknown;
+  rawBody?: BodyInit;
+  headers?: Record<string, string>;
+}
+
+export async function call(path: string, opts: CallOptions = {}): Promise<Response> {
+  const headers = new Headers(opts.headers);
+  if (opts.token) headers.set("authorization", `Bearer ${opts.token}`);
+  let body: BodyInit | undefined = opts.rawBody;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    if (!headers.has("content-type")) headers.set("content-type", "application/json");
+  }
+  return exports.default.fetch(new Request(`https://api.test${path}`, { method: opts.method ?? "GET", headers, body }));
+}
+
+export async function json<T = Record<string, unknown>>(res: Response): Promise<T> {
+  return (await res.json()) as T;
+}
+
+let seq = 0;
+export const unique = (label: string) => `${label}-${Date.now().toString(36)}-${(seq++).toString(36)}`;
+
+export interface TestTeam {
+  id: number;
+  full: string;
+  readOnly: string;
+  fullTokenId: number;
+}
+
+export async function makeTeam(plan: "starter" | "pro" | "enterprise" = "enterprise"): Promise<TestTeam> {
+  const res = await call("/admin/teams", {
+    method: "POST",
+    token: ADMIN_TOKEN,
+    body: { name: unique("team"), plan, owner_email: `${unique("owner")}@example.com` },
+  });
+  if (res.status !== 201) throw new Error(`team creation failed: ${res.status} ${await res.text()}`);
+  const { data } = await json<{ data: { team: { id: number }; tokens: { full: { token: string; id: number }; read_only: { token: string } } } }>(res);
+  return { id: data.team.id, full: data.tokens.full.token, readOnly: data.tokens.read_only.token, fullTokenId: data.tokens.full.id };
+}
+
+/** Waits, if needed, so that a burst of requests stays inside one fixed minute window. */
+export async function awaitFreshMinute(needSeconds = 15): Promise<void> {
+  const left = 60 - (Date.now() / 1000) % 60;
+  if (left < needSeconds) await new Promise((r) => setTimeout(r, left * 1000 + 50));
+}
