@@ -1,0 +1,135 @@
+// DNSBL checks of IPs and domains with bounded parallelism; unknown answers are never "clean". I/O via Resolver only.
+import { reverseName } from "../dns/reverse";
+import type { Resolver } from "../dns/types";
+import type { Finding, Severity } from "../types";
+import { SEVERITIES } from "../types";
+import { defaultLists, type DnsblList, type Verdict } from "./zones";
+
+export interface Listing {
+  zone: string;
+  list: string;
+  kind: "ip" | "domain";
+  target: string;
+  codes: string[];
+  reasons: string[];
+  severity: Severity;
+  /** The zone's TXT explanation (reason / delisting URL) when it publishes one. */
+  txt: string | null;
+}
+
+export interface UnknownCheck {
+  zone: string;
+  list: string;
+  target: string;
+  reason: string;
+}
+
+export interface BlacklistResult {
+  listed: Listing[];
+  unknown: UnknownCheck[];
+  /** Queries that answered "not listed". */
+  clean: number;
+  /** Queries made (listed + unknown + clean). */
+  checked: number;
+}
+
+export interface BlacklistOptions {
+  concurrency?: number;
+}
+
+type Outcome = { kind: "listed"; codes: string[]; reasons: string[]; severity: Severity } | { kind: "unknown"; reason: string } | { kind: "clean" };
+
+/** Combine the verdicts of every A record in one answer: any error code makes the whole answer unknown. */
+export function combineVerdicts(codes: string[], verdicts: Verdict[]): Outcome {
+  const unknown = verdicts.find((v) => v.kind === "unknown");
+  if (unknown?.kind === "unknown") return { kind: "unknown", reason: unknown.reason };
+  const hits = verdicts.flatMap((v, i) => (v.kind === "listed" ? [{ v, code: codes[i] ?? "" }] : []));
+  if (hits.length === 0) return { kind: "clean" };
+  const rank = (s: Severity) => SEVERITIES.indexOf(s);
+  const severity = hits.map((h) => h.v.severity).reduce((a, b) => (rank(b) < rank(a) ? b : a));
+  return { kind: "listed", codes: hits.map((h) => h.code), reasons: hits.map((h) => h.v.reason), severity };
+}
+
+/** Run `fn` over `items` with at most `limit` in flight (Workers allow 6 open connections). */
+async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return out;
+}
+
+interface Job {
+  list: DnsblList;
+  target: string;
+  name: string;
+}
+
+export async function checkBlacklists(
+  targets: { domain?: string | null; ips: string[] },
+  resolver: Resolver,
+  lists: DnsblList[] = defaultLists(),
+  opts: BlacklistOptions = {},
+): Promise<BlacklistResult> {
+  const result: BlacklistResult = { listed: [], unknown: [], clean: 0, checked: 0 };
+  const jobs: Job[] = [];
+  const ips = [...new Set(targets.ips.map((ip) => ip.trim().toLowerCase()))];
+  for (const list of lists.filter((l) => l.target === "ip")) {
+    for (const ip of ips) {
+      const name = reverseName(ip, list.zone);
+      if (!name.ok) continue; // not an address: nothing to ask
+      // RFC 5782 §2.4: IPv6 is nibble-reversed, but only some zones answer for it.
+      if (ip.includes(":") && !list.ipv6) continue;
+      jobs.push({ list, target: ip, name: name.value });
+    }
+  }
+  const domain = targets.domain?.trim().toLowerCase().replace(/\.$/, "");
+  if (domain) for (const list of lists.filter((l) => l.target === "domain")) jobs.push({ list, target: domain, name: `${domain}.${list.zone}` });
+
+  await mapLimit(jobs, opts.concurrency ?? 4, async (job) => {
+    const outcome = await queryOne(job, resolver);
+    result.checked++;
+    const base = { zone: job.list.zone, list: job.list.name, target: job.target };
+    if (outcome.kind === "clean") result.clean++;
+    else if (outcome.kind === "unknown") result.unknown.push({ ...base, reason: outcome.reason });
+    else {
+      const txt = await resolver.query(job.name, "TXT");
+      result.listed.push({ ...base, kind: job.list.target, codes: outcome.codes, reasons: outcome.reasons, severity: outcome.severity,
+        txt: txt.kind === "records" ? txt.records.join(" ") : null });
+    }
+  });
+  return result;
+}
+
+async function queryOne(job: Job, resolver: Resolver): Promise<Outcome> {
+  const r = await resolver.query(job.name, "A");
+  // RFC 5782 §2.1: NXDOMAIN is "not listed"; a name with no A record lists nothing either.
+  if (r.kind === "nxdomain" || r.kind === "nodata") return { kind: "clean" };
+  // A failed lookup proves nothing: unknown, never clean.
+  if (r.kind === "temperror") return { kind: "unknown", reason: `lookup failed: ${r.reason}` };
+  return combineVerdicts(r.records, r.records.map((c) => job.list.interpret(c)));
+}
+
+/** Findings for the posture: one per listing, plus one note when some lists could not be checked. */
+export function blacklistFindings(r: BlacklistResult): Finding[] {
+  const out: Finding[] = r.listed.map((l) => {
+    const abused = l.reasons.some((x) => x.includes("abused-legit"));
+    return {
+      rule: l.kind === "ip" ? "dnsbl.ip-listed" : abused ? "dnsbl.domain-compromised" : "dnsbl.domain-listed",
+      severity: l.severity,
+      description: abused
+        ? `${l.target} is listed on ${l.list} as a compromised legitimate domain: ${l.reasons.join("; ")}. Clean up the site or account that was abused.`
+        : `${l.target} is listed on ${l.list}: ${l.reasons.join("; ")}.`,
+      fix: l.txt,
+    };
+  });
+  if (r.unknown.length > 0) {
+    out.push({ rule: "dnsbl.unknown", severity: "Info", description: `${r.unknown.length} blocklist queries gave no usable answer (${[...new Set(r.unknown.map((u) => u.list))].join(", ")}); status unknown.`, fix: null });
+  }
+  return out;
+}

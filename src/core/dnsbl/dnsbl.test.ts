@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { FakeResolver } from "../../../test/support/fake-resolver";
+import { blacklistFindings, checkBlacklists } from "./check";
+import { defaultLists, type DnsblList } from "./zones";
+
+const lists = defaultLists();
+const byZone = (z: string): DnsblList => {
+  const l = lists.find((x) => x.zone === z);
+  if (!l) throw new Error(`no list ${z}`);
+  return l;
+};
+
+describe("return-code table", () => {
+  it.each([
+    ["zen.spamhaus.org", "127.0.0.2", "listed", "SBL"],
+    ["zen.spamhaus.org", "127.0.0.4", "listed", "XBL"],
+    ["zen.spamhaus.org", "127.0.0.10", "listed", "PBL"],
+    ["zen.spamhaus.org", "127.255.255.254", "unknown", "public/open resolver"],
+    ["zen.spamhaus.org", "127.255.255.252", "unknown", "typo"],
+    ["zen.spamhaus.org", "127.255.255.255", "unknown", "excessive"],
+    ["zen.spamhaus.org", "127.0.0.99", "unknown", "unrecognised"],
+    ["zen.spamhaus.org", "10.0.0.1", "unknown", "outside 127"],
+    ["bl.spamcop.net", "127.0.0.2", "listed", "listed"],
+    ["dbl.spamhaus.org", "127.0.1.2", "listed", "low-reputation"],
+    ["dbl.spamhaus.org", "127.0.1.102", "listed", "abused-legit"],
+    ["dbl.spamhaus.org", "127.0.1.255", "unknown", "IP address was queried"],
+    ["dbl.spamhaus.org", "127.0.0.2", "unknown", "unrecognised"],
+    ["multi.surbl.org", "127.0.0.80", "listed", "SURBL MW (malware) + SURBL ABUSE"],
+    ["multi.surbl.org", "127.0.0.8", "listed", "PH"],
+    ["multi.uribl.com", "127.0.0.1", "unknown", "query refused"],
+    ["multi.uribl.com", "127.0.0.2", "listed", "URIBL black"],
+    ["multi.uribl.com", "127.0.0.14", "listed", "URIBL black + URIBL grey + URIBL red"],
+  ])("%s %s -> %s (%s)", (zone, code, kind, text) => {
+    const v = byZone(zone).interpret(code);
+    expect(v.kind).toBe(kind);
+    expect("reason" in v ? v.reason : "").toContain(text);
+  });
+  it("DBL abused-legit is reported as a compromised domain", async () => {
+    const res = new FakeResolver({ "victim.example.dbl.spamhaus.org": { A: ["127.0.1.102"], TXT: ["https://check.spamhaus.org/"] } });
+    const r = await checkBlacklists({ domain: "victim.example", ips: [] }, res, [byZone("dbl.spamhaus.org")]);
+    expect(r.listed).toMatchObject([{ target: "victim.example", codes: ["127.0.1.102"], txt: "https://check.spamhaus.org/" }]);
+    expect(blacklistFindings(r).map((f) => f.rule)).toEqual(["dnsbl.domain-compromised"]);
+  });
+});
+
+describe("checkBlacklists", () => {
+  it("queries d.c.b.a for IPv4 and nibbles for IPv6 (only where supported)", async () => {
+    const res = new FakeResolver({
+      "2.0.0.127.zen.spamhaus.org": { A: ["127.0.0.2", "127.0.0.4"] },
+      "1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.zen.spamhaus.org": { A: ["127.0.0.3"] },
+    });
+    const r = await checkBlacklists({ ips: ["127.0.0.2", "2001:db8::1"] }, res, [byZone("zen.spamhaus.org"), byZone("bl.spamcop.net")]);
+    expect(r.listed.map((l) => [l.target, l.codes])).toEqual(expect.arrayContaining([
+      ["127.0.0.2", ["127.0.0.2", "127.0.0.4"]], ["2001:db8::1", ["127.0.0.3"]],
+    ]));
+    expect(r).toMatchObject({ clean: 1, checked: 3, unknown: [] });
+    expect(res.log.filter((l) => l.includes("spamcop"))).toEqual(["2.0.0.127.bl.spamcop.net A"]);
+  });
+  it("a resolver temperror is unknown, never clean", async () => {
+    const res = new FakeResolver({ "4.3.2.192.bl.spamcop.net": "temperror" });
+    const r = await checkBlacklists({ ips: ["192.2.3.4"] }, res, [byZone("bl.spamcop.net")]);
+    expect(r).toMatchObject({ clean: 0, checked: 1, listed: [] });
+    expect(r.unknown).toHaveLength(1);
+    expect(blacklistFindings(r).map((f) => f.rule)).toEqual(["dnsbl.unknown"]);
+  });
+  it("127.255.255.254 from a public resolver is unknown, not listed", async () => {
+    const res = new FakeResolver({ "4.3.2.192.zen.spamhaus.org": { A: ["127.255.255.254"] } });
+    const r = await checkBlacklists({ ips: ["192.2.3.4"] }, res, [byZone("zen.spamhaus.org")]);
+    expect(r.listed).toEqual([]);
+    expect(r.unknown[0]?.reason).toContain("public/open resolver");
+  });
+  it("an error code mixed with a listing makes the answer unknown", async () => {
+    const res = new FakeResolver({ "4.3.2.192.zen.spamhaus.org": { A: ["127.0.0.2", "127.255.255.254"] } });
+    const r = await checkBlacklists({ ips: ["192.2.3.4"] }, res, [byZone("zen.spamhaus.org")]);
+    expect(r.listed).toEqual([]);
+    expect(r.unknown).toHaveLength(1);
+  });
+  it("NXDOMAIN everywhere is clean; bounded concurrency; default lists", async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const inner = new FakeResolver({});
+    const slow = {
+      get queriesSent() { return inner.queriesSent; },
+      query: async (...a: Parameters<FakeResolver["query"]>) => {
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        await new Promise((r) => setTimeout(r, 2));
+        inFlight--;
+        return inner.query(...a);
+      },
+    } as FakeResolver;
+    const r = await checkBlacklists({ domain: "example.com", ips: ["192.0.2.1", "192.0.2.2", "bogus"] }, slow, undefined, { concurrency: 3 });
+    expect(r).toMatchObject({ listed: [], unknown: [], clean: 13, checked: 13 });
+    expect(peak).toBeLessThanOrEqual(3);
+  });
+  it("uses the DQS zone when a key is given", () => {
+    expect(defaultLists({ spamhausDqsKey: "abc123" }).map((l) => l.zone)).toContain("abc123.zen.dq.spamhaus.net");
+  });
+});
