@@ -1,0 +1,152 @@
+// Static SPF analysis: walks a domain's record tree, counts lookups, flattens networks, emits findings. I/O only via the Resolver.
+import type { Resolver } from "../dns/types";
+import type { Finding } from "../types";
+import type { SpfAnalysis, SpfNode, SpfTermInfo } from "./analysis-types";
+import { addStaticNetwork, resolveAddressTerm, type WalkContext } from "./analyze-terms";
+import { policyFindings, rootFindings } from "./analyze-rules";
+import { fetchSpf } from "./discover";
+import { expandMacros, hasMacro, macroLetters } from "./macro";
+import { parseSpf } from "./parse";
+import { LOOKUP_TERMS, MAX_LOOKUPS, MAX_VOID_LOOKUPS, type Mechanism, type Modifier } from "./types";
+
+export type { SpfAnalysis, SpfNode, SpfTermInfo, SpfNetwork, SpfStatus, SpfDynamicPart } from "./analysis-types";
+
+/** Beyond this many lookups the result is permerror anyway; stop following includes to bound the work. */
+const FOLLOW_LIMIT = 2 * MAX_LOOKUPS;
+
+export async function analyseSpf(domain: string, resolver: Resolver): Promise<SpfAnalysis> {
+  const d = domain.toLowerCase().replace(/\.$/, "");
+  const ctx: WalkContext = {
+    resolver, lookups: 0, voids: 0, findings: [], networks: [], dynamic: [], permerrors: [], temperror: null,
+    includeCounts: new Map(), truncated: false,
+  };
+  const tree = await walk(d, "root", [], ctx);
+  const findings: Finding[] = [...(await rootFindings(d, tree, resolver)), ...ctx.findings];
+
+  if (ctx.lookups > MAX_LOOKUPS) {
+    ctx.permerrors.push(`${ctx.lookups} DNS-querying terms`);
+    findings.push({
+      rule: "spf.lookup-limit", severity: "High",
+      description: `The record needs ${ctx.truncated ? "at least " : ""}${ctx.lookups} DNS-querying terms (include, a, mx, ptr, exists, redirect), over the limit of ${MAX_LOOKUPS}: receivers return permerror (RFC 7208 §4.6.4).`,
+      fix: null,
+    });
+  } else if (ctx.lookups >= 8) {
+    findings.push({
+      rule: "spf.lookup-nearly-spent", severity: "Low",
+      description: `${ctx.lookups} of ${MAX_LOOKUPS} DNS-querying terms are used (RFC 7208 §4.6.4); one more provider include may push the record into permerror. Replace a/mx with ip4/ip6 where the addresses are stable, or drop unused includes.`,
+      fix: null,
+    });
+  }
+  if (ctx.voids > MAX_VOID_LOOKUPS) {
+    ctx.permerrors.push(`${ctx.voids} void lookups`);
+    findings.push({ rule: "spf.void-lookup-limit", severity: "High", description: `${ctx.voids} lookups return no answer (NXDOMAIN or NODATA), over the limit of ${MAX_VOID_LOOKUPS}: receivers return permerror (RFC 7208 §4.6.4).`, fix: null });
+  } else if (ctx.voids > 0) {
+    findings.push({ rule: "spf.void-lookup", severity: "Low", description: `${ctx.voids} lookup(s) return no answer (NXDOMAIN or NODATA); more than ${MAX_VOID_LOOKUPS} is a permerror (RFC 7208 §4.6.4). Remove terms that point at names without records.`, fix: null });
+  }
+  const policy = policyFindings(tree, ctx.includeCounts);
+  findings.push(...policy.findings);
+
+  let status: SpfAnalysis["status"] = "pass-able";
+  let statusReason = "the record is valid and can produce pass";
+  // A transient failure anywhere means the real result is unknown: never report permerror/none then.
+  if (ctx.temperror) { status = "temperror"; statusReason = `DNS temperror at ${ctx.temperror.at}: ${ctx.temperror.reason}`; }
+  else if (ctx.permerrors.length > 0) { status = "permerror"; statusReason = ctx.permerrors.join("; "); }
+  else if (tree.record === null && tree.recordsFound.length === 0) { status = "none"; statusReason = `no SPF record at ${d}`; }
+  if (ctx.temperror) {
+    findings.push({ rule: "spf.temperror", severity: "Medium", description: `The analysis is incomplete: ${statusReason}. Receivers would return temperror.`, fix: null });
+  }
+  return {
+    domain: d, record: tree.record, recordsFound: tree.recordsFound,
+    lookups: { total: ctx.lookups, limit: MAX_LOOKUPS, byTerm: tree.terms, truncated: ctx.truncated },
+    voidLookups: ctx.voids, tree, networks: ctx.networks, dynamic: ctx.dynamic, status, statusReason,
+    temperror: ctx.temperror, findings, fix: policy.fix,
+  };
+}
+
+async function walk(domain: string, via: SpfNode["via"], path: string[], ctx: WalkContext): Promise<SpfNode> {
+  const node: SpfNode = { domain, via, record: null, recordsFound: [], otherTxt: [], parsed: null, terms: [], lookups: 0, error: null };
+  const found = await fetchSpf(domain, ctx.resolver);
+  if (found.kind === "temperror") {
+    ctx.temperror ??= { at: `TXT ${domain} (${via})`, reason: found.reason };
+    node.error = found.reason;
+    return node;
+  }
+  node.otherTxt = found.otherTxt;
+  if (found.kind === "none") {
+    if (via !== "root") {
+      // RFC 7208 §5.2 / §6.1: a missing target record is a permerror for the whole record, not a skip.
+      if (found.void) ctx.voids++;
+      const rule = via === "include" ? "spf.include-no-record" : "spf.redirect-no-record";
+      node.error = `${via} target ${domain} has no SPF record`;
+      ctx.permerrors.push(node.error);
+      ctx.findings.push({ rule, severity: "High", description: `${via === "include" ? `include:${domain}` : `redirect=${domain}`} points at a domain without an SPF record: receivers return permerror (RFC 7208 ${via === "include" ? "§5.2" : "§6.1"}).`, fix: null });
+    }
+    return node;
+  }
+  if (found.kind === "multiple") {
+    node.recordsFound = found.records;
+    node.error = `${found.records.length} SPF records at ${domain}`;
+    ctx.permerrors.push(node.error);
+    ctx.findings.push({ rule: "spf.multiple-records", severity: "High", description: `${domain} publishes ${found.records.length} v=spf1 records; receivers return permerror (RFC 7208 §4.5). Merge them into one.`, fix: null });
+    return node;
+  }
+  node.record = found.record;
+  node.recordsFound = [found.record];
+  const parsed = parseSpf(found.record);
+  node.parsed = parsed;
+  for (const e of parsed.errors) {
+    ctx.permerrors.push(`syntax error in ${domain}`);
+    const glued = e.message.includes("glued");
+    ctx.findings.push({
+      rule: glued ? "spf.syntax.glued-term" : "spf.syntax", severity: "High",
+      description: `Syntax error in the SPF record of ${domain} at character ${e.position}${e.term ? ` ("${e.term}")` : ""}: ${e.message}. Receivers return permerror (RFC 7208 §4.6).`,
+      fix: glued ? found.record.slice(0, e.position) + " " + found.record.slice(e.position) : null,
+    });
+  }
+  const hasAll = parsed.mechanisms.some((m) => m.name === "all");
+  const evaluated: (Mechanism | Modifier)[] = parsed.mechanisms.filter((m) => !parsed.ignoredAfterAll.includes(m));
+  if (parsed.redirect && !hasAll) evaluated.push(parsed.redirect); // RFC 7208 §6.1: ignored when "all" is present
+  for (const term of evaluated) node.terms.push(await analyseTerm(term, domain, [...path, domain], ctx));
+  node.lookups = node.terms.reduce((n, t) => n + t.lookups, 0);
+  return node;
+}
+
+async function analyseTerm(term: Mechanism | Modifier, domain: string, path: string[], ctx: WalkContext): Promise<SpfTermInfo> {
+  const info: SpfTermInfo = { term: term.raw, position: term.position, lookups: 0, voidLookups: 0, dynamic: false, child: null, note: null };
+  if (!LOOKUP_TERMS.has(term.name)) {
+    if (term.kind === "mechanism") addStaticNetwork(term, domain, ctx);
+    return info;
+  }
+  ctx.lookups++;
+  info.lookups = 1;
+  const spec = term.kind === "modifier" ? term.value : term.domainSpec;
+  // Only %{d} is known offline; anything else (%{i}, %{s}, ...) depends on the message (RFC 7208 §7).
+  if (spec !== null && hasMacro(spec) && [...macroLetters(spec)].some((l) => l !== "d")) {
+    info.dynamic = true;
+    info.note = "depends on the connecting IP or sender; not expanded";
+    ctx.dynamic.push({ domain, term: term.raw });
+    return info;
+  }
+  const expanded = spec === null ? domain : expandMacros(spec, { sender: `postmaster@${domain}`, ip: "0.0.0.0", helo: domain, domain });
+  const target = typeof expanded === "string" ? expanded : expanded.ok ? expanded.value.toLowerCase().replace(/\.$/, "") : null;
+  if (target === null) return info; // syntax errors are already reported by the parser
+  if (term.name === "include" || term.name === "redirect") {
+    if (term.name === "include") ctx.includeCounts.set(target, (ctx.includeCounts.get(target) ?? 0) + 1);
+    if (path.includes(target)) {
+      ctx.permerrors.push(`loop via ${term.raw}`);
+      ctx.findings.push({ rule: "spf.loop", severity: "High", description: `${term.raw} in ${domain} loops back to ${target} (${[...path, target].join(" → ")}); receivers hit the lookup limit and return permerror (RFC 7208 §4.6.4).`, fix: null });
+      info.note = "loop";
+      return info;
+    }
+    if (ctx.lookups > FOLLOW_LIMIT) { ctx.truncated = true; info.note = "not followed: lookup limit long exceeded"; return info; }
+    const before = ctx.voids;
+    info.child = await walk(target, term.name, path, ctx);
+    info.lookups += info.child.lookups;
+    info.voidLookups = ctx.voids - before;
+    return info;
+  }
+  const before = ctx.voids;
+  if (term.kind === "mechanism") await resolveAddressTerm(term, target, domain, ctx);
+  info.voidLookups = ctx.voids - before;
+  return info;
+}

@@ -1,0 +1,116 @@
+// IPv4/IPv6 parsing, formatting and CIDR matching for SPF (RFC 7208 §5.6, §7.3). Pure, no I/O.
+
+export interface Ip {
+  version: 4 | 6;
+  bytes: Uint8Array; // 4 or 16 bytes, network order
+}
+
+/** Dotted-quad only: RFC 7208 §12 ip4-network uses qnum, so no leading zeros or shorthand. */
+export function parseIpv4(text: string): Ip | null {
+  const parts = text.split(".");
+  if (parts.length !== 4) return null;
+  const bytes = new Uint8Array(4);
+  for (let i = 0; i < 4; i++) {
+    const p = parts[i] ?? "";
+    if (!/^(0|[1-9][0-9]{0,2})$/.test(p)) return null;
+    const n = Number(p);
+    if (n > 255) return null;
+    bytes[i] = n;
+  }
+  return { version: 4, bytes };
+}
+
+/** RFC 4291 §2.2 text forms, including "::" compression and a trailing dotted IPv4 part. */
+export function parseIpv6(text: string): Ip | null {
+  if (!/^[0-9a-fA-F:.]+$/.test(text) || text.split("::").length > 2) return null;
+  let body = text;
+  const lastColon = text.lastIndexOf(":");
+  const tail = text.slice(lastColon + 1);
+  if (tail.includes(".")) {
+    // Rewrite a trailing dotted IPv4 part as two hex groups, then parse uniformly.
+    const v4 = parseIpv4(tail);
+    if (!v4) return null;
+    const [a = 0, b = 0, c = 0, d = 0] = v4.bytes;
+    body = text.slice(0, lastColon + 1) + ((a << 8) | b).toString(16) + ":" + ((c << 8) | d).toString(16);
+  }
+  const groupsNeeded = 8;
+  const [head, rest] = body.includes("::") ? body.split("::") : [body, undefined];
+  const h = head ? head.split(":") : [];
+  const r = rest !== undefined ? (rest ? rest.split(":") : []) : [];
+  if (rest === undefined && h.length !== groupsNeeded) return null;
+  if (rest !== undefined && h.length + r.length > groupsNeeded - 1) return null;
+  const groups = [...h, ...Array<string>(groupsNeeded - h.length - r.length).fill("0"), ...r];
+  const bytes = new Uint8Array(16);
+  for (let i = 0; i < 8; i++) {
+    const g = groups[i] ?? "";
+    if (!/^[0-9a-fA-F]{1,4}$/.test(g)) return null;
+    const n = parseInt(g, 16);
+    bytes[i * 2] = n >> 8;
+    bytes[i * 2 + 1] = n & 0xff;
+  }
+  return { version: 6, bytes };
+}
+
+/** Parses either family. IPv4-mapped IPv6 (::ffff:a.b.c.d) is treated as IPv4, as pyspf does. */
+export function parseIp(text: string): Ip | null {
+  const v4 = parseIpv4(text);
+  if (v4) return v4;
+  const v6 = parseIpv6(text);
+  if (!v6) return null;
+  const b = v6.bytes;
+  if (b.slice(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff) {
+    return { version: 4, bytes: b.slice(12) };
+  }
+  return v6;
+}
+
+export function inCidr(ip: Ip, net: Ip, prefix: number): boolean {
+  if (ip.version !== net.version) return false;
+  let bits = prefix;
+  for (let i = 0; i < ip.bytes.length && bits > 0; i++, bits -= 8) {
+    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
+    if (((ip.bytes[i] ?? 0) & mask) !== ((net.bytes[i] ?? 0) & mask)) return false;
+  }
+  return true;
+}
+
+export function formatIp(ip: Ip): string {
+  if (ip.version === 4) return Array.from(ip.bytes).join(".");
+  const groups: number[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push(((ip.bytes[i] ?? 0) << 8) | (ip.bytes[i + 1] ?? 0));
+  // RFC 5952 §4.2: compress the longest run (length >= 2) of zero groups, the first on a tie.
+  let best = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) { i++; continue; }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLen) { best = i; bestLen = j - i; }
+    i = j;
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (best < 0) return hex.join(":");
+  return hex.slice(0, best).join(":") + "::" + hex.slice(best + bestLen).join(":");
+}
+
+/** Network address with host bits cleared, for the flattened network list. */
+export function networkOf(ip: Ip, prefix: number): string {
+  const bytes = new Uint8Array(ip.bytes);
+  let bits = prefix;
+  for (let i = 0; i < bytes.length; i++, bits -= 8) {
+    const mask = bits >= 8 ? 0xff : bits <= 0 ? 0 : (0xff << (8 - bits)) & 0xff;
+    bytes[i] = (bytes[i] ?? 0) & mask;
+  }
+  return `${formatIp({ version: ip.version, bytes })}/${prefix}`;
+}
+
+/** Reverse-lookup name labels (RFC 7208 §7.3 "i" macro and the ptr mechanism, §5.5). */
+export function dotFormat(ip: Ip): string {
+  if (ip.version === 4) return Array.from(ip.bytes).join(".");
+  return Array.from(ip.bytes).flatMap((b) => [(b >> 4).toString(16), (b & 15).toString(16)]).join(".");
+}
+
+export function reverseName(ip: Ip): string {
+  const labels = dotFormat(ip).split(".").reverse().join(".");
+  return ip.version === 4 ? `${labels}.in-addr.arpa` : `${labels}.ip6.arpa`;
+}
