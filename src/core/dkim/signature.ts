@@ -41,12 +41,14 @@ const REQUIRED = ["v", "a", "b", "bh", "d", "h", "s"] as const; // §3.5 and §6
 
 export function parseSignature(value: string): Result<DkimSignature, SignatureParseError> {
   const parsed = parseTagList(value);
+  // Best effort for reporting: a broken tag list still usually names its d=, s= and a=.
+  const lenient = (tag: string) => new RegExp(`(?:^|;)[ \\t\\r\\n]*${tag}[ \\t\\r\\n]*=([^;]*)`).exec(value)?.[1]?.trim() || undefined;
   const partial = (t: Map<string, string> | null, reason: string): Result<never, SignatureParseError> =>
     err({
       reason,
-      domain: t?.get("d")?.toLowerCase() ?? null,
-      selector: t?.get("s")?.toLowerCase() ?? null,
-      algorithm: t?.get("a")?.toLowerCase() ?? null,
+      domain: (t ? t.get("d") : lenient("d"))?.toLowerCase() ?? null,
+      selector: (t ? t.get("s") : lenient("s"))?.toLowerCase() ?? null,
+      algorithm: (t ? t.get("a") : lenient("a"))?.toLowerCase() ?? null,
     });
   if (!parsed.ok) return partial(null, parsed.error);
   const t = parsed.value;
