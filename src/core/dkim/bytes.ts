@@ -4,6 +4,28 @@ const ENC = new TextEncoder();
 
 export const utf8 = (s: string): Uint8Array => ENC.encode(s);
 
+/**
+ * Bytes ↔ "binary string" (one char per octet, U+0000–U+00FF). Raw mail is octets and may hold
+ * 8-bit text that is not UTF-8; decoding it as UTF-8 would replace bytes and break signatures, so
+ * byte input is carried as a binary string and encoded back octet for octet. (TextDecoder's
+ * "latin1" is windows-1252 and would remap 0x80–0x9F, hence the manual mapping.)
+ */
+export function bytesToBinary(bytes: Uint8Array): string {
+  // Chunked to stay clear of the engine's argument-count limit.
+  let s = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return s;
+}
+
+export function binaryToBytes(s: string): Uint8Array {
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i) & 0xff;
+  return out;
+}
+
+/** Encode message text the way it was received: octet-for-octet for byte input, else UTF-8. */
+export const encodeText = (s: string, binary: boolean): Uint8Array => (binary ? binaryToBytes(s) : ENC.encode(s));
+
 /** Strict base64 decode after removing FWS (RFC 6376 §3.5: b=, bh= and p= may contain FWS). */
 export function base64Decode(input: string): Uint8Array | null {
   const s = input.replace(/[ \t\r\n]+/g, "");
@@ -19,12 +41,7 @@ export function base64Decode(input: string): Uint8Array | null {
 }
 
 export function base64Encode(bytes: Uint8Array): string {
-  // Chunked to stay clear of the argument-count limit of String.fromCharCode.apply.
-  let bin = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(bin);
+  return btoa(bytesToBinary(bytes));
 }
 
 export function hex(bytes: Uint8Array): string {

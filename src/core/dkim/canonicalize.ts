@@ -1,4 +1,5 @@
 // DKIM header and body canonicalization (RFC 6376 §3.4) and the signed header data (§3.7, §5.4). No I/O.
+import { encodeText } from "./bytes";
 import type { Canon } from "./signature";
 import type { HeaderField } from "./message";
 
@@ -36,8 +37,8 @@ export function canonBody(body: string, c: Canon): string {
 }
 
 /** The canonical body as octets, cut to l= when present (§3.4.5). `available` is the full length. */
-export function canonBodyBytes(body: string, c: Canon, limit: number | null): { bytes: Uint8Array; available: number } {
-  const bytes = new TextEncoder().encode(canonBody(body, c));
+export function canonBodyBytes(body: string, c: Canon, limit: number | null, binary = false): { bytes: Uint8Array; available: number } {
+  const bytes = encodeText(canonBody(body, c), binary);
   if (limit === null || limit >= bytes.length) return { bytes, available: bytes.length };
   return { bytes: bytes.subarray(0, limit), available: bytes.length };
 }
@@ -82,7 +83,8 @@ export function withEmptyB(h: HeaderField): HeaderField {
  * DKIM-Signature field itself with b= empty, canonicalized, without its trailing CRLF.
  */
 export function signedHeaderData(headers: HeaderField[], names: string[], sigField: HeaderField, c: Canon): string {
-  const parts = selectHeaders(headers, names).map((h) => canonHeader(h, c));
+  // The field being verified did not exist when it was signed, so h=dkim-signature can never select it.
+  const parts = selectHeaders(headers.filter((h) => h !== sigField), names).map((h) => canonHeader(h, c));
   parts.push(canonHeader(withEmptyB(sigField), c).slice(0, -2));
   return parts.join("");
 }

@@ -1,4 +1,5 @@
 // Splits a raw RFC 5322 message into header fields and body, and extracts the From domain. No I/O.
+import { bytesToBinary } from "./bytes";
 
 export interface HeaderField {
   /** Field name as written (without trailing WSP before the colon). */
@@ -18,6 +19,8 @@ export interface ParsedMessage {
   normalized: boolean;
   /** Header lines that were neither a field nor a continuation (ignored). */
   malformed: number;
+  /** The input was bytes, carried as a binary string; encode with encodeText(s, true). */
+  binary: boolean;
 }
 
 /**
@@ -31,8 +34,10 @@ export function normalizeLineEndings(raw: string): { text: string; normalized: b
   return { text: raw.replace(/\r?\n/g, "\r\n"), normalized: true };
 }
 
-export function parseMessage(input: string): ParsedMessage {
-  const { text, normalized } = normalizeLineEndings(input);
+/** Accepts the message as text (encoded back as UTF-8) or, preferably, as the raw octets. */
+export function parseMessage(input: string | Uint8Array): ParsedMessage {
+  const binary = typeof input !== "string";
+  const { text, normalized } = normalizeLineEndings(binary ? bytesToBinary(input) : input);
   let headerBlock: string;
   let body: string;
   if (text.startsWith("\r\n")) {
@@ -65,7 +70,7 @@ export function parseMessage(input: string): ParsedMessage {
     }
   }
   flush();
-  return { headers, body, normalized, malformed };
+  return { headers, body, normalized, malformed, binary };
 }
 
 export type FromDomain = { domain: string; reason: null } | { domain: null; reason: string };

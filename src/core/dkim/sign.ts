@@ -1,6 +1,6 @@
 // Produces a DKIM-Signature for a raw message (RFC 6376 §5) with WebCrypto. No I/O. Test aid and future signer.
 import { err, ok, type Result } from "../types";
-import { base64Encode, fromPem, sha, utf8 } from "./bytes";
+import { base64Encode, encodeText, fromPem, sha } from "./bytes";
 import { canonBodyBytes, signedHeaderData } from "./canonicalize";
 import { importPrivateKey, signData } from "./crypto";
 import { parseMessage, type HeaderField } from "./message";
@@ -23,8 +23,11 @@ export interface SignOptions {
 
 const DEFAULT_HEADERS = ["from", "to", "cc", "subject", "date", "message-id", "reply-to", "in-reply-to", "references", "mime-version", "content-type", "content-transfer-encoding"];
 
-/** Returns the message (CRLF-normalized) with the new DKIM-Signature field prepended. */
-export async function signMessage(raw: string, o: SignOptions): Promise<Result<string>> {
+/**
+ * Returns the message (CRLF-normalized) with the new DKIM-Signature field prepended. For byte
+ * input the result is a binary string (one char per octet): encode it with binaryToBytes.
+ */
+export async function signMessage(raw: string | Uint8Array, o: SignOptions): Promise<Result<string>> {
   const msg = parseMessage(raw);
   const [hc, bc] = (o.canonicalization ?? "relaxed/relaxed").split("/") as [Canon, Canon];
   const keyType = o.algorithm.startsWith("ed25519") ? "ed25519" : "rsa";
@@ -44,7 +47,7 @@ export async function signMessage(raw: string, o: SignOptions): Promise<Result<s
   const names = o.headers ?? [...DEFAULT_HEADERS.filter((h) => present.has(h)), "from"];
   if (!names.some((h) => h.toLowerCase() === "from")) return err("h= must include From (RFC 6376 §5.4)");
 
-  const { bytes } = canonBodyBytes(msg.body, bc, o.bodyLength ?? null);
+  const { bytes } = canonBodyBytes(msg.body, bc, o.bodyLength ?? null, msg.binary);
   const bh = base64Encode(await sha(hash === "sha1" ? "SHA-1" : "SHA-256", bytes));
   const t = o.timestamp === undefined ? Math.floor(Date.now() / 1000) : o.timestamp;
   const tags = [
@@ -57,7 +60,7 @@ export async function signMessage(raw: string, o: SignOptions): Promise<Result<s
   // Folded like real signers do, so simple header canonicalization is exercised with FWS.
   const value = ` ${tags.join("; ")};\r\n\th=${names.join(":")};\r\n\tbh=${bh};\r\n\tb=`;
   const field: HeaderField = { name: "DKIM-Signature", key: "dkim-signature", raw: `DKIM-Signature:${value}`, value };
-  const data = utf8(signedHeaderData(msg.headers, names, field, hc));
+  const data = encodeText(signedHeaderData(msg.headers, names, field, hc), msg.binary);
   const b = base64Encode(await signData(key, keyType, data));
   const folded = b.replace(/(.{72})(?=.)/g, "$1\r\n\t"); // FWS inside b= is allowed (§3.5)
   const headerBlock = msg.headers.map((h) => `${h.raw}\r\n`).join("");

@@ -1,6 +1,6 @@
 // Verifies one DKIM-Signature from scratch (RFC 6376 §6.1); DNS I/O only through the injected Resolver.
 import type { Resolver } from "../dns/types";
-import { base64Decode, base64Encode, bytesEqual, sha, utf8 } from "./bytes";
+import { base64Decode, base64Encode, encodeText, sha } from "./bytes";
 import { canonBodyBytes, signedHeaderData } from "./canonicalize";
 import { verifySignature } from "./crypto";
 import { analyseKey } from "./key";
@@ -62,7 +62,7 @@ export async function verifyOneSignature(field: HeaderField, msg: ParsedMessage,
   let body = cache.get(bodyKey);
   if (!body) {
     body = (async () => {
-      const { bytes, available } = canonBodyBytes(msg.body, sig.bodyCanon, sig.length);
+      const { bytes, available } = canonBodyBytes(msg.body, sig.bodyCanon, sig.length, msg.binary);
       return { hash: await sha(sig.hash === "sha1" ? "SHA-1" : "SHA-256", bytes), available, used: bytes.length };
     })();
     cache.set(bodyKey, body);
@@ -107,7 +107,7 @@ export async function verifyOneSignature(field: HeaderField, msg: ParsedMessage,
   }
 
   const sigBytes = base64Decode(sig.signature);
-  const data = utf8(signedHeaderData(msg.headers, sig.headers, field, sig.headerCanon));
+  const data = encodeText(signedHeaderData(msg.headers, sig.headers, field, sig.headerCanon), msg.binary);
   const valid = sigBytes !== null && (await verifySignature(analysis.material, sig.hash, sigBytes, data));
 
   if (lengthTooLong) return done("fail", `l=${sig.length} is longer than the canonicalized body (${bh.available} bytes)`);

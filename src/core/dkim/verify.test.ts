@@ -1,6 +1,7 @@
 // verifyMessage behaviour: tampering, l=, x=/t=, several signatures, key states, DNS errors, round trips.
 import { beforeAll, describe, expect, it } from "vitest";
 import { FakeResolver } from "../../../test/support/fake-resolver";
+import { binaryToBytes } from "./bytes";
 import type { GeneratedKey } from "./generate";
 import { signMessage, type SignOptions } from "./sign";
 import { verifyMessage } from "./verify";
@@ -13,7 +14,7 @@ beforeAll(async () => {
   rsa = await newKey("rsa-2048", "rsa");
 });
 
-async function sign(raw: string, key: GeneratedKey, extra: Partial<SignOptions> = {}): Promise<string> {
+async function sign(raw: string | Uint8Array, key: GeneratedKey, extra: Partial<SignOptions> = {}): Promise<string> {
   const r = await signMessage(raw, {
     domain: key.domain, selector: key.selector, privateKey: key.private_key_pem,
     algorithm: key.algorithm === "ed25519" ? "ed25519-sha256" : "rsa-sha256", timestamp: NOW_S - 60, ...extra,
@@ -21,7 +22,7 @@ async function sign(raw: string, key: GeneratedKey, extra: Partial<SignOptions> 
   if (!r.ok) throw new Error(r.error);
   return r.value;
 }
-const verify = (raw: string, resolver = zoneFor([ed, rsa]), now = NOW) => verifyMessage(raw, { resolver, now, orgDomain });
+const verify = (raw: string | Uint8Array, resolver = zoneFor([ed, rsa]), now = NOW) => verifyMessage(raw, { resolver, now, orgDomain });
 
 describe("verifyMessage", () => {
   it("returns none for an unsigned message", async () => {
@@ -170,6 +171,35 @@ describe("verifyMessage", () => {
     const r = await verify(`DKIM-Signature: v=1; a=rsa-sha256; d=example.com; s=x; h=from; bh=AAAA; b=AAAA; b=BBBB\r\n${SAMPLE}`);
     expect(r.signatures[0]).toMatchObject({ result: "permerror", domain: "example.com", selector: "x", body_hash: null });
     expect(r.signatures[0]?.reason).toMatch(/duplicate tag "b"/);
+  });
+});
+
+describe("octet input and size", () => {
+  it("verifies 8-bit non-UTF-8 bodies when given the raw octets", async () => {
+    const head = new TextEncoder().encode(SAMPLE.slice(0, SAMPLE.indexOf("\r\n\r\n") + 4));
+    const raw = new Uint8Array([...head, 0x63, 0x61, 0x66, 0xe9, 0x0d, 0x0a]); // "café" in latin-1
+    const signed = await sign(raw, ed);
+    const bytes = binaryToBytes(signed);
+    expect(bytes.includes(0xe9)).toBe(true);
+    expect((await verify(bytes)).result).toBe("pass");
+    // Decoding those octets as UTF-8 first replaces 0xE9 and breaks the body hash.
+    const lossy = await verify(new TextDecoder().decode(bytes));
+    expect(lossy.signatures[0]?.body_hash).toBe("fail");
+  });
+
+  it("verifies UTF-8 text given as a string or as bytes alike", async () => {
+    const signed = await sign(SAMPLE.replace("Hello Bob", "Grüße, Bob ✓"), ed);
+    expect((await verify(signed)).result).toBe("pass");
+    expect((await verify(new TextEncoder().encode(signed))).result).toBe("pass");
+  });
+
+  it("verifies a 1 MB message in well under a second", async () => {
+    const big = SAMPLE + "A line of body text with   some   spaces\t and tabs\r\n".repeat(20000);
+    const signed = await sign(big, rsa, { canonicalization: "relaxed/relaxed" });
+    const t0 = Date.now();
+    const r = await verify(signed);
+    expect(r.result).toBe("pass");
+    expect(Date.now() - t0).toBeLessThan(1000);
   });
 });
 

@@ -29,7 +29,8 @@ export interface VerifyReport {
  */
 const RANK = ["fail", "temperror", "permerror"] as const;
 
-export async function verifyMessage(raw: string, deps: VerifyDeps): Promise<VerifyReport> {
+/** `raw` is best given as the octets received; a string is taken as already-decoded UTF-8 text. */
+export async function verifyMessage(raw: string | Uint8Array, deps: VerifyDeps): Promise<VerifyReport> {
   const msg = parseMessage(raw);
   const warnings: string[] = [];
   if (msg.normalized) warnings.push("bare LF line endings were converted to CRLF before verification");
