@@ -1,0 +1,87 @@
+// Normalises the text of aggregate-report fields (results, domains, dates, counts). Pure, no I/O.
+
+/** Per-field text cap. Identifiers longer than this are absurd and refused; free text is cut. */
+export const MAX_FIELD_CHARS = 1024;
+/** A single record's <count> above this is not a real report (and keeps sums far from 2^53). */
+export const MAX_RECORD_COUNT = 1_000_000_000;
+
+/** Lower-cased, trimmed. Reporters send "Pass", "FAIL", "SoftFail" (parsedmarc #288). */
+export const lower = (s: string): string => s.trim().toLowerCase();
+
+/** A domain: lower-case, trimmed, without the trailing root dot. */
+export const domain = (s: string): string => lower(s).replace(/\.$/, "");
+
+/** SPF results: the RFC 7489 schema notes "unknown" for temperror and "error" for permerror. */
+export function spfResult(s: string): string {
+  const v = lower(s);
+  if (v === "unknown") return "temperror";
+  if (v === "error") return "permerror";
+  return v;
+}
+
+/** DKIM results use RFC 8601 §2.7.1 names; some reporters say "error"/"unknown" as well. */
+export const dkimResult = spfResult;
+
+/**
+ * Override reason types: RFC 7489 Appendix C (forwarded, sampled_out, trusted_forwarder,
+ * mailing_list, local_policy, other) and RFC 9990 (drops forwarded and sampled_out, adds
+ * policy_test_mode). Both versions are accepted; anything else becomes "other".
+ */
+const REASONS = new Set([
+  "forwarded",
+  "sampled_out",
+  "trusted_forwarder",
+  "mailing_list",
+  "local_policy",
+  "other",
+  "policy_test_mode",
+]);
+export function reasonType(s: string): string {
+  const v = lower(s).replace(/[\s-]+/g, "_");
+  return REASONS.has(v) ? v : "other";
+}
+
+/** IPv4/IPv6 text (including IPv4-mapped forms); refused when it cannot be an address. */
+export function sourceIp(s: string): string | null {
+  const v = lower(s);
+  return v.length > 0 && v.length <= 45 && /^[0-9a-f:.]+$/.test(v) ? v : null;
+}
+
+/** A message count: a non-negative integer up to MAX_RECORD_COUNT ("12", " 12 ", "12.0"). */
+export function count(s: string): number | null {
+  const v = s.trim();
+  if (!/^\d+(\.0*)?$/.test(v)) return null;
+  const n = Number.parseInt(v, 10);
+  return n <= MAX_RECORD_COUNT ? n : null;
+}
+
+/**
+ * date_range begin/end are epoch seconds (RFC 7489 Appendix C). Tolerated variants seen in the
+ * wild: surrounding whitespace, a decimal part, milliseconds, and ISO 8601 timestamps.
+ */
+export function epochSeconds(s: string): number | null {
+  const v = s.trim();
+  if (/^\d+(\.\d*)?$/.test(v)) {
+    const n = Math.floor(Number.parseFloat(v));
+    return n > 100_000_000_000 ? Math.floor(n / 1000) : n;
+  }
+  if (/^\d{4}-\d{2}-\d{2}/.test(v)) {
+    const ms = Date.parse(v);
+    return Number.isFinite(ms) ? Math.floor(ms / 1000) : null;
+  }
+  return null;
+}
+
+/** pct (RFC 7489 §6.3): 0..100, else unknown. */
+export function pct(s: string): number | null {
+  const v = s.trim();
+  if (!/^\d{1,3}$/.test(v)) return null;
+  const n = Number.parseInt(v, 10);
+  return n <= 100 ? n : null;
+}
+
+/** Empty after trimming means absent. */
+export const opt = (s: string | undefined): string | null => {
+  const v = s?.trim();
+  return v ? v : null;
+};

@@ -1,0 +1,38 @@
+// Entry point: bytes or a stream of a DMARC aggregate report in, aggregated rows out. No I/O beyond reading the given stream.
+import { ok, type Result } from "../types";
+import { Aggregator, type AggregateOptions } from "./aggregate";
+import { decompress, DEFAULT_MAX_XML_BYTES } from "./decompress";
+import { ReportParser } from "./parse";
+import type { ParsedReport, ReportError } from "./types";
+
+export type * from "./types";
+export { detectFormat } from "./detect";
+export { DEFAULT_MAX_XML_BYTES } from "./decompress";
+
+export interface ParseReportOptions extends AggregateOptions {
+  /** Cap on XML bytes after decompression; api-decisions.md sets 100 MB (→ 413). */
+  maxXmlBytes?: number;
+}
+
+/**
+ * Detects the container (detect.ts), decompresses with a cap on real output (decompress.ts),
+ * refuses DTDs and parses streaming (parse.ts), and aggregates each record as it is parsed
+ * (aggregate.ts): no stage holds the whole report, so a 100,000-record report fits in 128 MB.
+ */
+export async function parseReport(
+  input: Uint8Array | ReadableStream<Uint8Array>,
+  opts: ParseReportOptions = {},
+): Promise<Result<ParsedReport, ReportError>> {
+  const agg = new Aggregator(opts);
+  const parser = new ReportParser((r) => agg.add(r));
+  const unpacked = await decompress(input, (chunk) => parser.write(chunk), {
+    maxXmlBytes: opts.maxXmlBytes ?? DEFAULT_MAX_XML_BYTES,
+  });
+  if (!unpacked.ok) return unpacked;
+  // A parser error stops decompression early (the sink returned false): end() reports its reason.
+  const doc = parser.end();
+  if (!doc.ok) return doc;
+  const { version, metadata, policy } = doc.value;
+  const { rows, selectors, totals, warnings } = agg.finish(metadata.begin, metadata.end);
+  return ok({ version, metadata, policy, rows, selectors, totals, warnings });
+}
