@@ -32,9 +32,13 @@ export interface SelectorScan {
 
 export const SCAN_CONCURRENCY = 6;
 
-export async function lookupSelectors(domain: string, selectors: string[] | null, resolver: Resolver): Promise<SelectorScan> {
+/**
+ * `selectors` null means the curated list: the selectors of `opts.providers` (inferred from MX and
+ * SPF with inferProviders) first, then every provider's, then generic names (§4.7 heuristics).
+ */
+export async function lookupSelectors(domain: string, selectors: string[] | null, resolver: Resolver, opts: { providers?: string[] } = {}): Promise<SelectorScan> {
   const d = domain.toLowerCase().replace(/\.$/, "");
-  const wanted = [...new Set((selectors ?? candidateSelectors()).map((s) => s.toLowerCase()))];
+  const wanted = [...new Set((selectors ?? candidateSelectors(opts.providers)).map((s) => s.toLowerCase()))];
   const issues: Finding[] = [];
   const names = wanted.filter(isValidSelector);
   for (const s of wanted.filter((x) => !isValidSelector(x))) {
@@ -53,7 +57,7 @@ export async function lookupSelectors(domain: string, selectors: string[] | null
   names.forEach((s, i) => {
     const e = entries[i];
     if (!e) return;
-    if (e.status === "missing") missing[s] = e.issues[0]?.description ?? "no record";
+    if (e.status === "missing") missing[s] = (e.issues[0]?.description ?? "no record").slice(s.length + 2);
     else found[s] = e;
   });
   const all = Object.values(found);

@@ -74,7 +74,7 @@ describe("lookupSelectors", () => {
     expect(Object.fromEntries(Object.entries(r.selectors).map(([k, v]) => [k, v.status]))).toEqual({
       ed: "active", old: "revoked", bad: "invalid", s1: "active", gone: "invalid", flaky: "temperror",
     });
-    expect(r.missing).toEqual({ none: "none: no such name" });
+    expect(r.missing).toEqual({ none: "no such name" });
     expect(r.selectors.s1).toMatchObject({ delegated_to: "s1.domainkey.u42.wl.sendgrid.net", provider: "Twilio SendGrid", key: { bits: 1024 } });
     expect(r.selectors.gone?.issues.map((i) => i.rule)).toEqual(["dkim.selector.dangling_cname"]);
     expect(r).toMatchObject({ status: "found", scanned: 7, wildcard: false });
