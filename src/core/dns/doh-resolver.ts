@@ -1,0 +1,143 @@
+// The Resolver over DNS-over-HTTPS endpoints: fallback, in-flight de-duplication, TTL-bounded cache
+// and CNAME chasing. Does network I/O through the injected fetch.
+import type { HttpFetch } from "../types";
+import { cnameHops, negativeTtl, positiveTtl, rrset } from "./answer";
+import { dohExchange, type Exchange } from "./doh-client";
+import type { Lookup, RecordData, RecordType, Resolver } from "./types";
+import { TYPE } from "./wire";
+
+export const DEFAULT_RESOLVERS = ["https://cloudflare-dns.com/dns-query", "https://dns.google/dns-query"];
+
+/** DOH_RESOLVERS setting: comma-separated http(s) URLs; anything else is dropped, and an empty
+ *  result falls back to the defaults rather than leaving the service without DNS. */
+export function parseResolverList(setting: string | undefined): string[] {
+  const urls = (setting ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => {
+      try {
+        const u = new URL(s);
+        return u.protocol === "https:" || u.protocol === "http:";
+      } catch {
+        return false;
+      }
+    });
+  return urls.length > 0 ? urls : [...DEFAULT_RESOLVERS];
+}
+
+/** Calls the global fetch at call time, so a test's fetch spy installed later still applies. */
+export const globalFetch: HttpFetch = (input, init) => fetch(input, init);
+
+export interface DohResolverOptions {
+  endpoints: string[];
+  fetch: HttpFetch;
+  /** Per HTTP request (AbortSignal.timeout). Default 2500 ms. */
+  timeoutMs?: number;
+  /** Default 8 (platform-limits.md: "a cap of about 8"). */
+  maxCnameHops?: number;
+  /** Milliseconds clock for cache expiry; defaults to Date.now. */
+  now?: () => number;
+}
+
+type Settled = Exclude<Exchange, { kind: "temperror" }>;
+type Failed = { kind: "temperror"; reason: string };
+
+export class DohResolver implements Resolver {
+  private sent = 0;
+  private readonly order: string[];
+  private readonly fetch: HttpFetch;
+  private readonly timeoutMs: number;
+  private readonly maxHops: number;
+  private readonly now: () => number;
+  private readonly cache = new Map<string, { expires: number; value: Settled }>();
+  private readonly inflight = new Map<string, Promise<Settled | Failed>>();
+
+  constructor(opts: DohResolverOptions) {
+    this.order = [...opts.endpoints];
+    this.fetch = opts.fetch;
+    this.timeoutMs = opts.timeoutMs ?? 2500;
+    this.maxHops = opts.maxCnameHops ?? 8;
+    this.now = opts.now ?? Date.now;
+  }
+
+  get queriesSent(): number {
+    return this.sent;
+  }
+
+  async query<T extends RecordType>(name: string, type: T): Promise<Lookup<RecordData[T]>> {
+    const chain: string[] = [];
+    const seen = new Set<string>();
+    let current = name.toLowerCase().replace(/\.$/, "");
+    let chainTtl = Number.POSITIVE_INFINITY;
+    seen.add(current);
+    for (;;) {
+      const ex = await this.exchange(current, type);
+      if (ex.kind === "temperror") return { kind: "temperror", reason: ex.reason };
+      const before = chain.length;
+      // A CNAME query asks for the alias itself; any other type follows the chain (RFC 1034 §3.6.2).
+      for (const hop of type === "CNAME" ? [] : cnameHops(ex.message.answer, current)) {
+        if (seen.has(hop.target)) return { kind: "temperror", reason: `CNAME loop at ${hop.target}` };
+        if (chain.length >= this.maxHops) {
+          return { kind: "temperror", reason: `CNAME chain longer than ${this.maxHops} hops` };
+        }
+        seen.add(hop.target);
+        chain.push(hop.target);
+        chainTtl = Math.min(chainTtl, hop.ttl);
+        current = hop.target;
+      }
+      const { records, ttl } = rrset(ex.message.answer, current, type);
+      if (records.length > 0) return { kind: "records", records, ttl: Math.min(ttl, chainTtl), chain };
+      // RFC 6604 §2: with a chain, NXDOMAIN describes the last name of the chain.
+      if (ex.kind === "nxdomain") return { kind: "nxdomain", chain };
+      // The chain ended in a CNAME without the target's records. An SOA in the authority section
+      // is the resolver's NODATA proof for the target (RFC 2308 §2.2); without one the server did
+      // not chase the alias, so ask for the target itself.
+      if (chain.length > before && !ex.message.authority.some((r) => r.type === TYPE.SOA)) continue;
+      return { kind: "nodata", chain };
+    }
+  }
+
+  /** One answer for (name, type): from the cache, from a request already in flight, or fresh. */
+  private exchange(name: string, type: RecordType): Promise<Settled | Failed> {
+    const key = `${name} ${type}`;
+    const hit = this.cache.get(key);
+    if (hit && hit.expires > this.now()) return Promise.resolve(hit.value);
+    const pending = this.inflight.get(key);
+    if (pending) return pending;
+    const started = this.fallback(name, type).then((ex) => {
+      this.inflight.delete(key);
+      if (ex.kind !== "temperror") {
+        const ttl = ex.kind === "records" ? positiveTtl(ex.message) : negativeTtl(ex.message);
+        if (ttl > 0) this.cache.set(key, { expires: this.now() + ttl * 1000, value: ex });
+      }
+      return ex;
+    });
+    this.inflight.set(key, started);
+    return started;
+  }
+
+  /** Endpoints in order; any temperror moves on to the next, the first definitive answer wins. */
+  private async fallback(name: string, type: RecordType): Promise<Settled | Failed> {
+    if (this.order.length === 0) return { kind: "temperror", reason: "no DNS-over-HTTPS endpoints configured" };
+    const reasons: string[] = [];
+    for (const endpoint of [...this.order]) {
+      const ex = await dohExchange(endpoint, name, type, { fetch: this.fetch, timeoutMs: this.timeoutMs });
+      if (ex.kind !== "temperror") {
+        this.sent++;
+        return ex;
+      }
+      if (ex.cause === "query") return { kind: "temperror", reason: ex.reason };
+      this.sent++;
+      reasons.push(ex.reason);
+      // An unreachable or slow endpoint will likely stay so for this short-lived instance:
+      // try it last from now on instead of paying its timeout on every query.
+      if (ex.cause === "network") this.demote(endpoint);
+    }
+    return { kind: "temperror", reason: reasons.join("; ") };
+  }
+
+  private demote(endpoint: string): void {
+    const i = this.order.indexOf(endpoint);
+    if (i >= 0 && i < this.order.length - 1) this.order.push(...this.order.splice(i, 1));
+  }
+}
