@@ -9,7 +9,7 @@ export function getAccount(auth: AuthContext) {
     team: { id: auth.team.id, name: auth.team.name, plan: auth.team.plan, owner_email: auth.team.ownerEmail },
     plan: auth.team.plan,
     limits,
-    token: auth.token,
+    token: { id: auth.token.id, name: auth.token.name, scope: auth.token.scope, prefix: auth.token.prefix },
     usage: { requests_this_month: used, requests_remaining_this_month: Math.max(0, limits.requests_per_month - used) },
   };
 }

@@ -12,6 +12,7 @@ describe("GET /api/v1/me", () => {
     expect(data.limits).toEqual({ requests_per_minute: 300, requests_per_month: 100_000, webhook_endpoints: 5, check_interval_hours: 6 });
     expect(data.token.scope).toBe("full");
     expect(data.token.prefix).toBe(team.full.slice(0, 12));
+    expect(Object.keys(data.token).sort(), "no internal fields").toEqual(["id", "name", "prefix", "scope"]);
     expect(data.usage.requests_this_month).toBe(1);
   });
 

@@ -1,0 +1,54 @@
+// Starts an isolated `wrangler dev` for a benchmark (own port and state folder), migrated, with an
+// admin token, and stops it afterwards. Only loopback addresses are ever contacted.
+import { spawn, spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
+
+const QUIET = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_HIDE_BANNER: "true" };
+
+export async function startDevServer({ port = 8799, vars = {} } = {}) {
+  const persist = `.wrangler/bench-state-${port}`;
+  rmSync(persist, { recursive: true, force: true });
+  const mig = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], { env: QUIET, encoding: "utf8" });
+  if (mig.status !== 0) throw new Error(`migrations failed: ${mig.stderr}`);
+  const adminToken = "bench-admin-token";
+  const allVars = { ADMIN_TOKEN: adminToken, WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_ALLOW_INSECURE: "true", ...vars };
+  const args = ["wrangler", "dev", "--port", String(port), "--inspector-port", String(port + 1000), "--ip", "127.0.0.1", "--persist-to", persist, "--test-scheduled"];
+  for (const [k, v] of Object.entries(allVars)) args.push("--var", `${k}:${v}`);
+  const child = spawn("npx", args, { env: QUIET, stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  child.stdout.on("data", (d) => (log += d));
+  child.stderr.on("data", (d) => (log += d));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/`)).ok) break;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) {
+      child.kill("SIGTERM");
+      throw new Error(`wrangler dev did not start:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    url,
+    adminToken,
+    log: () => log,
+    async createTeam(plan = "enterprise") {
+      const res = await fetch(`${url}/admin/teams`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: `bench-${Math.random()}`, plan, owner_email: "bench@example.com" }),
+      });
+      if (res.status !== 201) throw new Error(`team: ${res.status} ${await res.text()}`);
+      return (await res.json()).data;
+    },
+    async stop() {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+      rmSync(persist, { recursive: true, force: true });
+    },
+  };
+}
