@@ -5,7 +5,7 @@ import { base64Encode, sha } from "./bytes";
 import { canonBody, canonHeaderRelaxed, canonHeaderSimple } from "./canonicalize";
 import { parseMessage } from "./message";
 import { verifyMessage } from "./verify";
-import { RFC8463_KEYS, RFC8463_MESSAGE } from "./testdata/rfc8463";
+import { DKIMPY_ED25519_SIMPLE, RFC8463_KEYS, RFC8463_MESSAGE } from "./testdata/rfc8463";
 
 export const lastTwoLabels = async (d: string): Promise<string | null> => d.split(".").slice(-2).join(".");
 const resolver = () =>
@@ -42,6 +42,12 @@ describe("RFC 8463 Appendix A", () => {
       ["pass", "fail", "signature did not verify"],
       ["pass", "fail", "signature did not verify"],
     ]);
+  });
+
+  it("verifies dkimpy's simple/simple ed25519 vector (LF-stored, normalized to CRLF)", async () => {
+    const r = await verifyMessage(DKIMPY_ED25519_SIMPLE, { resolver: resolver(), now: new Date("2018-02-13T00:00:00Z"), orgDomain: lastTwoLabels });
+    expect(r.signatures.map((s) => [s.canonicalization, s.body_hash, s.result])).toEqual([["simple/simple", "pass", "pass"]]);
+    expect(r.warnings).toContainEqual(expect.stringContaining("bare LF"));
   });
 
   it("has the published body hash under relaxed body canonicalization", async () => {

@@ -40,3 +40,31 @@ export const RFC8463_MESSAGE = [
   "Joe.",
   "",
 ].join("\r\n");
+
+/**
+ * dkimpy's test vector dkim/tests/data/rfc6376.signed.msg: the same message signed ed25519-sha256
+ * with c=simple/simple by dkimpy, using the RFC 8032 §7.1 TEST 1 key (the brisbane key above).
+ * Stored with LF line ends and trailing spaces on the folded signature lines, exactly as published.
+ */
+export const DKIMPY_ED25519_SIMPLE = [
+  "DKIM-Signature: v=1; a=ed25519-sha256; c=simple/simple; ",
+  " d=football.example.com; i=@football.example.com; ",
+  " q=dns/txt; s=brisbane; t=1518460054; h=from : to : ",
+  " subject : date : message-id : from : subject : date; ",
+  " bh=4bLNXImK9drULnmePzZNEBleUanJCX5PIsDIFoH4KTQ=; ",
+  " b=9/dsDChY0YMTtD5Eyw3wx7x22BlSJP7M5ECbJ7GWrR45nXlTCGb8l0YB",
+  " o0wBLR++X5LqmsxXaOYLLJe46l10AQ==",
+  "From: Joe SixPack <joe@football.example.com>",
+  "To: Suzie Q <suzie@shopping.example.net>",
+  "Subject: Is dinner ready?",
+  "Date: Fri, 11 Jul 2003 21:00:37 -0700 (PDT)",
+  "Message-ID: <20030712040037.46341.5F8J@football.example.com>",
+  "",
+  "Hi.",
+  "",
+  "We lost the game.  Are you hungry yet?",
+  "",
+  "Joe.",
+  "",
+  "",
+].join("\n");
