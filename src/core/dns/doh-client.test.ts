@@ -59,6 +59,8 @@ describe("dohExchange classification", () => {
     ["REFUSED", () => new Response(answer({}, 5), { headers: DNS }), /REFUSED/],
     ["FORMERR", () => new Response(answer({}, 1), { headers: DNS }), /FORMERR/],
     ["NOTIMP", () => new Response(answer({}, 4), { headers: DNS }), /NOTIMP/],
+    ["oversized body", () => new Response(new Uint8Array(70_000), { headers: DNS }), /oversized/],
+    ["oversized stream", () => new Response(new Blob([new Uint8Array(40_000), new Uint8Array(40_000)]).stream(), { headers: DNS }), /oversized/],
   ];
   for (const [label, body, reason] of failures) {
     it(`${label} is a temperror, never an absence`, async () => {

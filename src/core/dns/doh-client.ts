@@ -47,17 +47,42 @@ export async function dohExchange(
       await res.body?.cancel();
       return { kind: "temperror", reason: `unexpected content-type "${ctype}" from ${endpoint}`, cause: "answer" };
     }
-    const declared = Number(res.headers.get("content-length") ?? "0");
-    if (declared > MAX_MESSAGE) {
-      await res.body?.cancel();
-      return { kind: "temperror", reason: `oversized answer from ${endpoint}`, cause: "answer" };
-    }
-    body = new Uint8Array(await res.arrayBuffer());
+    const read = await readCapped(res, MAX_MESSAGE);
+    if (read === null) return { kind: "temperror", reason: `oversized answer from ${endpoint}`, cause: "answer" };
+    body = read;
   } catch (e) {
     return { kind: "temperror", reason: describeFetchError(e, endpoint, opts.timeoutMs), cause: "network" };
   }
-  if (body.length > MAX_MESSAGE) return { kind: "temperror", reason: `oversized answer from ${endpoint}`, cause: "answer" };
   return classify(body, name, typeNumber(type), endpoint);
+}
+
+/** Reads at most `cap` octets, so a misbehaving endpoint cannot make the isolate buffer an
+ *  arbitrarily large body; null when the body is longer. */
+async function readCapped(res: Response, cap: number): Promise<Uint8Array | null> {
+  if (Number(res.headers.get("content-length") ?? "0") > cap || !res.body) {
+    await res.body?.cancel();
+    return res.body ? null : new Uint8Array(0);
+  }
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > cap) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
 }
 
 function describeFetchError(e: unknown, endpoint: string, timeoutMs: number): string {
