@@ -5,10 +5,11 @@ import { bimiDmarcFindings, type BimiRecord, type DmarcFacts, isBimiCandidate, p
 import { checkBimiSvg, type SvgCheck } from "./svg";
 
 export interface BimiCheckOptions {
-  /** DMARC facts of the policy that governs the domain (caller resolves it); null = no DMARC. */
-  dmarc: DmarcFacts | null;
-  /** Organizational domain of a name (null when unknown); used for the fallback lookup. */
-  orgDomain?: (domain: string) => string | null;
+  /** DMARC facts of the policy that governs the domain; null = no DMARC. A promise lets the BIMI
+   *  lookup run concurrently with DMARC discovery; it is awaited only once a record is found. */
+  dmarc: DmarcFacts | null | Promise<DmarcFacts | null>;
+  /** Organizational domain of a name (null when unknown), e.g. the RFC 9989 tree walk; for the fallback. */
+  orgDomain?: (domain: string) => string | null | Promise<string | null>;
   selector?: string;
   /** When given, the logo at l= is fetched and checked. */
   fetch?: HttpFetch;
@@ -48,8 +49,8 @@ export async function checkBimi(domain: string, resolver: Resolver, opts: BimiCh
   let host = `${selector}._bimi.${domain}`;
   let found = await lookupAt(host, resolver);
   let fromOrgDomain = false;
-  const org = opts.orgDomain?.(domain) ?? null;
   // Fallback only on a definitive absence: a temperror must not be replaced by the org record.
+  const org = found.kind === "none" ? ((await opts.orgDomain?.(domain)) ?? null) : null;
   if (found.kind === "none" && org !== null && org !== domain) {
     host = `${selector}._bimi.${org}`;
     found = await lookupAt(host, resolver);
@@ -79,7 +80,7 @@ export async function checkBimi(domain: string, resolver: Resolver, opts: BimiCh
     result.findings.push({ rule: "bimi.declined", severity: "Info", description: `BIMI is explicitly declined at ${host} (empty l= and a=).`, fix: null });
     return result;
   }
-  result.findings.push(...bimiDmarcFindings(opts.dmarc));
+  result.findings.push(...bimiDmarcFindings(await opts.dmarc));
   if (opts.fetch && record.logo !== null && record.logo.startsWith("https:")) {
     result.svg = await checkBimiSvg(record.logo, opts.fetch, opts.timeoutMs);
     result.findings.push(...result.svg.findings);

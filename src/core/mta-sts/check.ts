@@ -9,8 +9,9 @@ const POLICY_MAX_BYTES = 64 * 1024;
 
 export interface MtaStsOptions {
   fetch: HttpFetch;
-  /** Live MX host names (from the MX check); null = MX unknown (skip coverage); omitted = look them up. */
-  mxHosts?: string[] | null;
+  /** Live MX host names (from the MX check); null = MX unknown (skip coverage); omitted = look them up.
+   *  A promise lets the MX check run concurrently; it is awaited only for the coverage step. */
+  mxHosts?: string[] | null | Promise<string[] | null>;
   timeoutMs?: number;
 }
 
@@ -42,8 +43,9 @@ export async function checkMtaSts(domain: string, resolver: Resolver, opts: MtaS
     status: "missing", host, record: null, id: null,
     policy: { status: "not-fetched", url, text: null, parsed: null }, coverage: [], findings: [],
   };
-  // The TXT lookup and the MX lookup (when not supplied) are independent: run them together.
-  const [txt, mxHosts] = await Promise.all([resolver.query(host, "TXT"), liveMx(domain, resolver, opts.mxHosts)]);
+  // MX hosts are needed only for coverage: start (or wait for) them alongside the TXT lookup and policy fetch.
+  const mxPromise = liveMx(domain, resolver, opts.mxHosts).catch(() => null);
+  const txt = await resolver.query(host, "TXT");
   if (txt.kind === "temperror") return { ...out, status: "temperror" };
   const candidates = txt.kind === "records" ? txt.records.filter(isStsCandidate) : [];
   if (candidates.length === 0) {
@@ -69,12 +71,13 @@ export async function checkMtaSts(domain: string, resolver: Resolver, opts: MtaS
   if (out.policy.status !== "valid" || out.policy.parsed === null) return { ...out, status: "invalid" };
   out.status = "present";
   policyFindings(out.policy.parsed, out.findings);
+  const mxHosts = await mxPromise;
   if (mxHosts !== null) coverage(out.policy.parsed, mxHosts, out);
   return out;
 }
 
-async function liveMx(domain: string, resolver: Resolver, given: string[] | null | undefined): Promise<string[] | null> {
-  if (given !== undefined) return given;
+async function liveMx(domain: string, resolver: Resolver, given: MtaStsOptions["mxHosts"]): Promise<string[] | null> {
+  if (given !== undefined) return await given;
   const r = await resolver.query(domain, "MX");
   if (r.kind === "temperror") return null;
   return r.kind === "records" ? r.records.map((m) => m.exchange).filter((h) => h !== "") : [];

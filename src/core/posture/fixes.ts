@@ -25,7 +25,8 @@ export interface FixFacts {
   /** RFC 7505 null MX: the domain receives no mail, so it is treated as parked. */
   nullMx: boolean;
   mxHosts: string[];
-  spf: { status: PartStatus; record: string | null };
+  /** `suggested`: the SPF module's mechanically corrected record, when it has one. */
+  spf: { status: PartStatus; record: string | null; suggested?: string | null };
   dmarc: { status: PartStatus; record: string | null; p: string | null; sp: string | null; pct: number | null; rua: string[] };
   mtaSts: { status: PartStatus; uncovered: string[] };
   tlsRpt: { status: PartStatus };
@@ -73,6 +74,8 @@ export function buildFixes(facts: FixFacts, opts: FixOptions): DnsFix[] {
       reason: facts.mxHosts.length > 0
         ? "No SPF record. Start by authorising your MX hosts, add an include: for each sending service, then tighten ~all to -all."
         : "No SPF record and no MX: if the domain sends no mail, this blocks spoofing of its envelope." });
+  } else if (facts.spf.status !== "temperror" && facts.spf.suggested && facts.spf.suggested !== facts.spf.record) {
+    out.push({ host: d, type: "TXT", value: facts.spf.suggested, reason: "Corrected SPF record (see the SPF findings for each change)." });
   }
   const dmarcFix = dmarcRecordFix(facts, rua);
   if (dmarcFix) out.push({ host: `_dmarc.${d}`, type: "TXT", ...dmarcFix });
