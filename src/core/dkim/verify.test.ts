@@ -167,6 +167,17 @@ describe("verifyMessage", () => {
     expect(r.warnings).toContainEqual(expect.stringContaining("bare LF"));
   });
 
+  it("verifies at most MAX_SIGNATURES signatures (RFC 6376 §8.4)", async () => {
+    let m = SAMPLE;
+    for (let i = 0; i < 12; i++) m = await sign(m, ed);
+    const res = zoneFor([ed]);
+    const r = await verify(m, res);
+    expect(r.result).toBe("pass");
+    expect(r.signatures.length).toBe(10);
+    expect(res.queriesSent).toBe(10);
+    expect(r.warnings).toContainEqual("12 DKIM-Signature fields; only the first 10 were verified");
+  });
+
   it("permerror for a syntactically broken signature, keeping what could be read", async () => {
     const r = await verify(`DKIM-Signature: v=1; a=rsa-sha256; d=example.com; s=x; h=from; bh=AAAA; b=AAAA; b=BBBB\r\n${SAMPLE}`);
     expect(r.signatures[0]).toMatchObject({ result: "permerror", domain: "example.com", selector: "x", body_hash: null });

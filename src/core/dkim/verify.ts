@@ -29,6 +29,8 @@ export interface VerifyReport {
  */
 const RANK = ["fail", "temperror", "permerror"] as const;
 
+export const MAX_SIGNATURES = 10;
+
 /** `raw` is best given as the octets received; a string is taken as already-decoded UTF-8 text. */
 export async function verifyMessage(raw: string | Uint8Array, deps: VerifyDeps): Promise<VerifyReport> {
   const msg = parseMessage(raw);
@@ -39,7 +41,11 @@ export async function verifyMessage(raw: string | Uint8Array, deps: VerifyDeps):
   if (fromCount > 1) warnings.push(`${fromCount} From headers: the message is ambiguous and DMARC cannot apply (RFC 7489 §6.6.1)`);
   else if (from.domain === null) warnings.push(`From domain unavailable: ${from.reason}`);
 
-  const fields = msg.headers.filter((h) => h.key === "dkim-signature");
+  const all = msg.headers.filter((h) => h.key === "dkim-signature");
+  // Each signature costs a DNS query and a public-key operation: cap them so a message stuffed
+  // with signatures cannot turn verification into a DNS amplifier (RFC 6376 §8.4).
+  const fields = all.slice(0, MAX_SIGNATURES);
+  if (all.length > MAX_SIGNATURES) warnings.push(`${all.length} DKIM-Signature fields; only the first ${MAX_SIGNATURES} were verified`);
   if (fields.length === 0) return { result: "none", from_domain: from.domain, aligned: false, signatures: [], warnings };
 
   const cache: BodyHashCache = new Map();
