@@ -79,4 +79,9 @@ describe("analyzeDomain", () => {
     await analyzeDomain("example.com", { resolver: slow, fetch: policyFetch, clock, dnsbl: false });
     expect(peak).toBeGreaterThanOrEqual(5);
   });
+  it("never throws for a malformed domain", async () => {
+    const r = await analyzeDomain("not a domain!!", { resolver: new FakeResolver({}), fetch: policyFetch, clock });
+    expect(r.records.mx.status).toBe("missing");
+    expect(r.grade).toBe("F");
+  });
 });

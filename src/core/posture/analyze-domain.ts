@@ -61,7 +61,9 @@ export async function analyzeDomain(domain: string, opts: AnalyzeOptions): Promi
   // promises, so their own DNS/HTTPS work overlaps with DMARC discovery and MX resolution.
   const mxP = analyzeMx(d, resolver);
   const dmarcP = analyseDmarc(d, resolver);
-  const mxHostsP = mxP.then((m) => (m.status === "temperror" ? null : m.hosts.map((h) => h.host)));
+  // Coverage is about live MX: unresolvable hosts and IP literals receive no mail anyway.
+  const mxHostsP = mxP.then((m) => (m.status === "temperror" ? null
+    : m.hosts.filter((h) => h.status === "ok" || h.status === "temperror").map((h) => h.host)));
   const [spf, dmarc, mx, bimi, mtaSts, tlsRpt] = await Promise.all([
     analyseSpf(d, resolver),
     dmarcP,
