@@ -6,8 +6,8 @@ import { createRouter, type Api } from "./app-router";
 import { ApiError } from "./lib/errors";
 import { authenticate } from "./middleware/auth";
 import { requestId } from "./middleware/request-id";
-import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
+import { mountApiRoutes } from "./routes";
 import { createServices } from "./services";
 
 export function createApp(): Api {
@@ -24,7 +24,7 @@ export function createApp(): Api {
     if (p === "/api/v1/openapi.json" || p === "/api/v1/docs") return next();
     return authenticate(c, next);
   });
-  v1.route("/", accountRoutes());
+  mountApiRoutes(v1);
 
   app.route("/api/v1", v1);
   app.route("/admin", adminRoutes());

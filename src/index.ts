@@ -1,6 +1,8 @@
 // The Worker: HTTP (Hono), Cron Triggers, Queue consumers and Email Routing share createServices().
 import { createApp } from "./app";
+import { handleScheduled } from "./cron";
 import type { Env } from "./env";
+import { handleQueue } from "./queues";
 
 export { RateLimiter } from "./durable-objects/rate-limiter";
 
@@ -8,4 +10,6 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
+  scheduled: handleScheduled,
+  queue: handleQueue,
 } satisfies ExportedHandler<Env>;

@@ -1,6 +1,8 @@
 // createServices(env): what HTTP, queue, cron and email entry points share, so all run the same code.
 import { type Config, loadConfig } from "./config";
-import type { Clock } from "./core/types";
+import { DohResolver, globalFetch } from "./core/dns/doh-resolver";
+import type { Resolver } from "./core/dns/types";
+import type { Clock, HttpFetch } from "./core/types";
 import { type Db, createDb } from "./db/client";
 import type { RateDecision, RateLimits } from "./durable-objects/rate-limiter";
 import type { Env } from "./env";
@@ -16,21 +18,28 @@ export interface Services {
   config: Config;
   clock: Clock;
   rateLimiter: RateLimiterPort;
+  /** Outbound HTTPS (MTA-STS policies, BIMI assets, RDAP, webhook deliveries). */
+  fetch: HttpFetch;
+  /** A fresh resolver: its cache and query count live as long as one check or one request. */
+  createResolver(): Resolver;
 }
 
 const systemClock: Clock = { now: () => new Date() };
 
 export function createServices(env: Env, overrides: Partial<Services> = {}): Services {
   const stub = (teamId: number) => env.RATE_LIMITER.getByName(`team:${teamId}`);
+  const config = loadConfig(env);
   return {
     env,
     db: createDb(env.DB),
-    config: loadConfig(env),
+    config,
     clock: systemClock,
     rateLimiter: {
       hit: (teamId, limits) => stub(teamId).hit(limits),
       usage: (teamId) => stub(teamId).usage(),
     },
+    fetch: globalFetch,
+    createResolver: () => new DohResolver({ endpoints: config.dohResolvers, fetch: globalFetch }),
     ...overrides,
   };
 }

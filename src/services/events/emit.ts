@@ -1,0 +1,74 @@
+// The event outbox (pipelines.md §2): an event row is built here and written in the same D1 batch
+// as the change that caused it; publishEvents() nudges the deliveries queue after the commit.
+import { randomId } from "../../lib/crypto";
+import { events } from "../../db/schema";
+import type { Db } from "../../db/client";
+import type { Services } from "../../services";
+import type { DeliveryMessage } from "../../queues/messages";
+
+export const API_VERSION = "2026-10-10";
+
+export const EVENT_TYPES = [
+  "domain.created",
+  "domain.verified",
+  "domain.deleted",
+  "check.completed",
+  "posture.changed",
+  "dkim.selector.added",
+  "dkim.selector.removed",
+  "dkim.key.rotated",
+  "dkim.key.revoked",
+  "dkim.record.changed",
+  "dkim.key.stale",
+  "dns.record.changed",
+  "blacklist.listed",
+  "blacklist.delisted",
+  "alert.created",
+  "alert.resolved",
+  "dmarc.report.received",
+  "webhook.test",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface EventDraft {
+  type: EventType;
+  teamId: number;
+  /** Domain events carry data.domain {id, name} (spec §6). */
+  domain?: { id: number; name: string } | null;
+  data?: Record<string, unknown>;
+}
+
+export interface OutboundEvent {
+  id: string;
+  type: EventType;
+  api_version: typeof API_VERSION;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+/** Builds the outbound body and its insert statement; add `statement` to the caller's db.batch. */
+export function buildEvent(db: Db, draft: EventDraft, now: Date) {
+  const id = randomId("evt", 24);
+  const data = draft.domain ? { domain: { id: draft.domain.id, name: draft.domain.name }, ...draft.data } : { ...draft.data };
+  const payload: OutboundEvent = { id, type: draft.type, api_version: API_VERSION, timestamp: now.toISOString(), data };
+  const statement = db.insert(events).values({
+    id,
+    teamId: draft.teamId,
+    domainId: draft.domain?.id ?? null,
+    type: draft.type,
+    payload,
+    createdAt: now,
+  });
+  return { id, payload, statement };
+}
+
+/** After the batch has committed: one fan-out nudge per event. A lost nudge is recovered by the outbox sweep. */
+export async function publishEvents(svc: Services, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const messages: { body: DeliveryMessage }[] = ids.map((id) => ({ body: { kind: "fanout", event_id: id } }));
+  try {
+    for (let i = 0; i < messages.length; i += 100) await svc.env.DELIVERIES_QUEUE.sendBatch(messages.slice(i, i + 100));
+  } catch (error) {
+    console.warn(JSON.stringify({ level: "warn", msg: "fan-out enqueue failed; the outbox sweep will retry", error: String(error) }));
+  }
+}
