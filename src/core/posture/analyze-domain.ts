@@ -11,7 +11,7 @@ import { analyseSpf } from "../spf/analyze";
 import { checkTlsRpt, tlsRptPairingFindings } from "../tls-rpt/check";
 import type { Clock, Finding, HttpFetch } from "../types";
 import { buildFixes, buildRecommendations, type DnsFix, type Recommendation } from "./fixes";
-import { dmarcFactsForBimi, dmarcStatus, postureSnapshot, recordViews, spfStatus } from "./parts";
+import { dmarcFactsForBimi, dmarcStatus, type PartsInput, postureSnapshot, recordViews, spfStatus } from "./parts";
 import { scorePosture, type Grade, type ScoredStatus } from "./score";
 import { type CategorizedFinding, type PartStatus, type PostureCategory, tagFindings } from "./types";
 
@@ -46,6 +46,8 @@ export interface DomainAnalysis {
   queries: number;
   /** Comparable state for diffPostures() against the previous check. */
   snapshot: ReturnType<typeof postureSnapshot>;
+  /** Each module's complete result (SPF tree, DMARC discovery, MTA-STS policy, ...), for detailed views. */
+  parts: PartsInput;
 }
 
 /** Parts that do not apply to a domain that receives no mail (RFC 7505 null MX). */
@@ -122,6 +124,6 @@ export async function analyzeDomain(domain: string, opts: AnalyzeOptions): Promi
     domain: d, score, grade, dmarc_policy: dmarc.policy,
     records: recordViews(parts), blacklists, findings,
     recommendations: buildRecommendations(findings), fixes,
-    queries: resolver.queriesSent - before, snapshot,
+    queries: resolver.queriesSent - before, snapshot, parts,
   };
 }

@@ -1,0 +1,24 @@
+// Live posture of any domain (nothing stored): runs analyzeDomain with this request's resolver; 503 when no resolver answered. DNS + HTTPS I/O.
+import { normaliseDomainName } from "../../core/dns/names";
+import { analyzeDomain, type DomainAnalysis } from "../../core/posture/analyze-domain";
+import { dependencyUnavailable, validationFailed } from "../../lib/errors";
+import type { Services } from "../../services";
+import { fullView, summaryView } from "./domain-views";
+
+export function validDomain(input: string): string {
+  const name = normaliseDomainName(input);
+  if (!name.ok) throw validationFailed({ domain: [name.error] }, "The domain name is invalid.");
+  return name.value;
+}
+
+/** Every DNS-backed part ended in temperror: nothing was learned, so the lookup itself failed. */
+export function nothingResolved(a: DomainAnalysis): boolean {
+  return Object.values(a.records).every((r) => r.status === "temperror");
+}
+
+export async function domainIntel(svc: Services, input: string, full: boolean) {
+  const domain = validDomain(input);
+  const analysis = await analyzeDomain(domain, { resolver: svc.createResolver(), fetch: svc.fetch, clock: svc.clock });
+  if (nothingResolved(analysis)) throw dependencyUnavailable();
+  return full ? fullView(analysis) : summaryView(analysis);
+}
