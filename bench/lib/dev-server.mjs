@@ -5,7 +5,17 @@ import { rmSync } from "node:fs";
 
 const QUIET = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_HIDE_BANNER: "true" };
 
+async function portInUse(port) {
+  try {
+    await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(1000) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function startDevServer({ port = 8799, vars = {} } = {}) {
+  if (await portInUse(port)) throw new Error(`port ${port} is already in use; stop that server first`);
   const persist = `.wrangler/bench-state-${port}`;
   rmSync(persist, { recursive: true, force: true });
   const mig = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], { env: QUIET, encoding: "utf8" });
@@ -42,7 +52,7 @@ export async function startDevServer({ port = 8799, vars = {} } = {}) {
         headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
         body: JSON.stringify({ name: `bench-${Math.random()}`, plan, owner_email: "bench@example.com" }),
       });
-      if (res.status !== 201) throw new Error(`team: ${res.status} ${await res.text()}`);
+      if (res.status !== 201) throw new Error(`team: ${res.status} ${await res.text()}\n--- server log ---\n${log.slice(-4000)}`);
       return (await res.json()).data;
     },
     async stop() {
