@@ -7,6 +7,7 @@ import { ApiError } from "./lib/errors";
 import { authenticate } from "./middleware/auth";
 import { requestId } from "./middleware/request-id";
 import { adminRoutes } from "./routes/admin";
+import { ingestRoutes } from "./routes/ingest";
 import { mountApiRoutes } from "./routes";
 import { createServices } from "./services";
 
@@ -28,6 +29,7 @@ export function createApp(): Api {
 
   app.route("/api/v1", v1);
   app.route("/admin", adminRoutes());
+  app.route("/api/webhooks", ingestRoutes());
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

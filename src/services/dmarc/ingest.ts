@@ -1,0 +1,84 @@
+// The one ingestion verb shared by HTTP and Email Routing: resolve the domain(s), parse the report
+// (streaming, capped), store it in each. Does I/O (D1, queue).
+import { and, eq } from "drizzle-orm";
+import { parseReport, type ParsedReport, type ReportError } from "../../core/reports";
+import { domains } from "../../db/schema";
+import { ApiError, payloadTooLarge } from "../../lib/errors";
+import type { Services } from "../../services";
+import { storeReport, type StoreTarget } from "./store";
+
+export interface IngestInput {
+  /** The report: raw XML, gzip or zip (detected by magic bytes). */
+  body: Uint8Array | ReadableStream<Uint8Array>;
+  /** Envelope recipient `<report_token>@<REPORT_DOMAIN>`, when known. */
+  recipient: string | null;
+}
+
+export interface IngestResult {
+  report_id: string;
+  domain: string;
+  records: number;
+  duplicate: boolean;
+}
+
+export const refused = (code: string, message: string) =>
+  new ApiError(422, "validation_failed", message, { body: [code] });
+
+/** The domain whose report address is `address`, or null (wrong report domain, unknown token). */
+export async function domainForRecipient(svc: Services, address: string): Promise<StoreTarget | null> {
+  const a = address.trim().replace(/^<|>$/g, "");
+  const at = a.lastIndexOf("@");
+  // Report tokens are stored in lower case (create-domain), so the whole address is compared case-insensitively.
+  if (at <= 0 || a.slice(at + 1).toLowerCase().replace(/\.$/, "") !== svc.config.reportDomain.toLowerCase()) return null;
+  const token = a.slice(0, at).toLowerCase();
+  if (token.length > 128) return null;
+  const row = await svc.db.query.domains.findFirst({ where: eq(domains.reportToken, token), columns: { id: true, teamId: true, name: true } });
+  return row ?? null;
+}
+
+function reportError(e: ReportError): ApiError {
+  if (e.code === "too_large") return payloadTooLarge(`The report is too large: ${e.message}.`);
+  return refused(e.code, `The report was refused (${e.code}): ${e.message}.`);
+}
+
+const normName = (d: string) => d.trim().toLowerCase().replace(/\.$/, "");
+const within = (name: string, domain: string) => name === domain || name.endsWith(`.${domain}`);
+
+/**
+ * Domain resolution (api-decisions.md "DMARC report ingestion"): a recipient names exactly one
+ * domain, and the report must be about that domain or one of its subdomains. Without a recipient
+ * the report goes to every VERIFIED domain named exactly like policy_published/domain: several
+ * teams may monitor the same domain, and each one proved ownership, so each gets its own copy
+ * (each deduplicated on its own). Unverified names never receive recipient-less reports.
+ */
+export async function ingestReport(svc: Services, input: IngestInput): Promise<IngestResult> {
+  let targets: StoreTarget[] = [];
+  if (input.recipient !== null) {
+    const t = await domainForRecipient(svc, input.recipient);
+    if (t === null) throw refused("unknown_recipient", "The recipient is not a report address of any domain.");
+    targets = [t];
+  }
+  const result = await parseReport(input.body);
+  if (!result.ok) throw reportError(result.error);
+  const parsed: ParsedReport = result.value;
+  const policyDomain = normName(parsed.policy.domain);
+  if (input.recipient !== null) {
+    const t = targets[0];
+    if (t && !within(policyDomain, t.name)) {
+      throw refused("domain_mismatch", `The report is about ${policyDomain.slice(0, 253)}, not ${t.name}.`);
+    }
+  } else {
+    targets = await svc.db.select({ id: domains.id, teamId: domains.teamId, name: domains.name }).from(domains)
+      .where(and(eq(domains.name, policyDomain), eq(domains.verified, true)));
+    if (targets.length === 0) throw refused("unknown_domain", `No verified domain named ${policyDomain.slice(0, 253)} is monitored.`);
+  }
+  let duplicate = true;
+  for (const t of targets) {
+    const out = await storeReport(svc, t, parsed);
+    if (!out.duplicate) duplicate = false;
+  }
+  if (parsed.warnings.length > 0) {
+    console.warn(JSON.stringify({ level: "warn", msg: "dmarc report warnings", org: parsed.metadata.orgName, report_id: parsed.metadata.reportId, warnings: parsed.warnings }));
+  }
+  return { report_id: parsed.metadata.reportId, domain: targets[0]?.name ?? policyDomain, records: parsed.totals.records, duplicate };
+}

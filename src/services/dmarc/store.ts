@@ -1,0 +1,138 @@
+// Writes one parsed DMARC report into one domain (pipelines.md §4): report row "processing", rows in
+// chunked batches, then selectors, event, alert and "complete" in the final batch. Does I/O (D1, queue).
+import type { BatchItem } from "drizzle-orm/batch";
+import { and, eq, sql } from "drizzle-orm";
+import type { ParsedReport } from "../../core/reports";
+import { dmarcReports, dmarcRows } from "../../db/schema";
+import { conflict } from "../../lib/errors";
+import type { Services } from "../../services";
+import { openAlertKeys, upsertAlerts } from "../alerts/raise";
+import { buildEvent, publishEvents } from "../events/emit";
+import { runBatch } from "./d1-batch";
+import { selectorStatements } from "./dkim-evidence";
+import { failureSpike } from "./spike";
+
+export interface StoreTarget {
+  id: number;
+  teamId: number;
+  name: string;
+}
+
+export interface StoreOutcome {
+  duplicate: boolean;
+  /** dmarc_reports.id of the stored (or already stored) report. */
+  id: number;
+  rows: number;
+}
+
+/** A "processing" row younger than this is a live ingestion (409); older is a crash left behind. */
+export const STALE_PROCESSING_MS = 5 * 60_000;
+/** Rows travel as one JSON parameter per INSERT ... SELECT FROM json_each(?): 3 bound parameters per
+ *  statement (D1 allows 100), each parameter well under D1's 2 MB value cap. */
+const CHUNK_JSON_BYTES = 192 * 1024;
+/** Statements per db.batch (each batch is one transaction). */
+const STATEMENTS_PER_BATCH = 10;
+
+type RowTuple = [string, string, string | null, string | null, 0 | 1, 0 | 1, string | null, string | null, string | null, string | null, string | null, number];
+
+function rowChunks(parsed: ParsedReport): string[] {
+  const chunks: string[] = [];
+  let parts: string[] = [];
+  let size = 0;
+  for (const r of parsed.rows) {
+    if (r.messages <= 0) continue;
+    const t: RowTuple = [
+      r.day, r.sourceIp, r.headerFrom || null, r.disposition || null,
+      r.dmarcDkim === "pass" ? 1 : 0, r.dmarcSpf === "pass" ? 1 : 0,
+      r.dkimDomain, r.dkimSelector, r.dkimResult, r.spfDomain, r.spfResult, r.messages,
+    ];
+    const j = JSON.stringify(t);
+    if (size + j.length > CHUNK_JSON_BYTES && parts.length > 0) {
+      chunks.push(`[${parts.join(",")}]`);
+      parts = [];
+      size = 0;
+    }
+    parts.push(j);
+    size += j.length + 1;
+  }
+  if (parts.length > 0) chunks.push(`[${parts.join(",")}]`);
+  return chunks;
+}
+
+const col = (i: number) => sql.raw(`json_extract(value, '$[${i}]')`);
+
+export async function storeReport(svc: Services, target: StoreTarget, parsed: ParsedReport): Promise<StoreOutcome> {
+  const { db } = svc;
+  const now = svc.clock.now();
+  const m = parsed.metadata;
+  const identity = and(eq(dmarcReports.domainId, target.id), eq(dmarcReports.orgName, m.orgName), eq(dmarcReports.reportId, m.reportId));
+  const existing = await db.select({ id: dmarcReports.id, status: dmarcReports.status, receivedAt: dmarcReports.receivedAt }).from(dmarcReports).where(identity);
+  const stale: BatchItem<"sqlite">[] = [];
+  for (const e of existing) {
+    if (e.status === "complete") return { duplicate: true, id: e.id, rows: 0 };
+    if (now.getTime() - e.receivedAt.getTime() < STALE_PROCESSING_MS) throw conflict("This report is being ingested right now; retry later.");
+    stale.push(db.delete(dmarcRows).where(eq(dmarcRows.reportId, e.id)), db.delete(dmarcReports).where(eq(dmarcReports.id, e.id)));
+  }
+
+  const messages = parsed.rows.reduce((n, r) => n + r.messages, 0);
+  const insert = db.insert(dmarcReports).values({
+    domainId: target.id, orgName: m.orgName, reportId: m.reportId, email: m.email, version: parsed.version,
+    dateBegin: new Date(m.begin * 1000), dateEnd: new Date(m.end * 1000), records: parsed.totals.records,
+    messages, policy: parsed.policy, status: "processing", receivedAt: now,
+  }).returning({ id: dmarcReports.id });
+  let reportRowId: number;
+  try {
+    const items: BatchItem<"sqlite">[] = [...stale, insert];
+    const res = await db.batch(items as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    const inserted = res[res.length - 1] as Array<{ id: number }>;
+    const id = inserted[0]?.id;
+    if (id === undefined) throw new Error("report insert returned no id");
+    reportRowId = id;
+  } catch (error) {
+    // A concurrent copy won the unique index (dmarc_reports_identity_uq).
+    const again = await db.select({ id: dmarcReports.id, status: dmarcReports.status }).from(dmarcReports).where(identity);
+    const hit = again[0];
+    if (hit?.status === "complete") return { duplicate: true, id: hit.id, rows: 0 };
+    if (hit) throw conflict("This report is being ingested right now; retry later.");
+    throw error;
+  }
+
+  const rowStatements: BatchItem<"sqlite">[] = rowChunks(parsed).map((json) => db.run(sql`INSERT INTO dmarc_rows
+    (report_id, domain_id, day, source_ip, header_from, disposition, dkim_aligned, spf_aligned,
+     dkim_domain, dkim_selector, dkim_result, spf_domain, spf_result, messages)
+    SELECT ${reportRowId}, ${target.id}, ${col(0)}, ${col(1)}, ${col(2)}, ${col(3)}, ${col(4)}, ${col(5)},
+      ${col(6)}, ${col(7)}, ${col(8)}, ${col(9)}, ${col(10)}, ${col(11)} FROM json_each(${json})`));
+
+  // Everything that must land together with "complete": the last row chunk(s), evidence, event, alert.
+  const domainRef = { id: target.id, name: target.name };
+  const event = buildEvent(db, {
+    type: "dmarc.report.received", teamId: target.teamId, domain: domainRef,
+    data: { report: { org_name: m.orgName, report_id: m.reportId, begin: new Date(m.begin * 1000).toISOString(), end: new Date(m.end * 1000).toISOString(), messages, records: parsed.totals.records } },
+  }, now);
+  const spike = await failureSpike(svc, target, parsed);
+  const alerts = spike
+    ? upsertAlerts(db, [spike], now, await openAlertKeys(db, target.teamId, target.id))
+    : { statements: [], eventIds: [] };
+  const closing: BatchItem<"sqlite">[] = [
+    ...selectorStatements(db, target, parsed, now),
+    event.statement,
+    ...alerts.statements,
+    db.update(dmarcReports).set({ status: "complete" }).where(eq(dmarcReports.id, reportRowId)),
+  ];
+
+  try {
+    const early = rowStatements.slice(0, Math.max(0, rowStatements.length - 1));
+    for (let i = 0; i < early.length; i += STATEMENTS_PER_BATCH) {
+      const part = early.slice(i, i + STATEMENTS_PER_BATCH);
+      await runBatch(svc.env.DB, part);
+    }
+    await runBatch(svc.env.DB, [...rowStatements.slice(-1), ...closing]);
+  } catch (error) {
+    // Best effort: remove the half-written report now; if this fails too, the processing row is
+    // ignored by analytics and replaced by the next copy once stale.
+    await db.batch([db.delete(dmarcRows).where(eq(dmarcRows.reportId, reportRowId)), db.delete(dmarcReports).where(eq(dmarcReports.id, reportRowId))]).catch(() => undefined);
+    throw error;
+  }
+  await publishEvents(svc, [event.id, ...alerts.eventIds]);
+  return { duplicate: false, id: reportRowId, rows: parsed.rows.length };
+}

@@ -1,0 +1,188 @@
+// POST /api/webhooks/dmarc: report shapes, containers, the JSON form, signatures, routing, duplicates, storage.
+import { env } from "cloudflare:workers";
+import { and, eq } from "drizzle-orm";
+import { gzipSync, zipSync } from "fflate";
+import { describe, expect, it } from "vitest";
+import { alerts, dkimSelectors, events } from "../../../src/db/schema";
+import { json, makeTeam } from "../../support/api";
+import { base64, day0, db, enc, makeDomain, post, postJson, reportXml, signature, stored } from "./helpers";
+
+type Ingested = { data: { report_id: string; domain: string; records: number; duplicate: boolean } };
+
+describe("POST /api/webhooks/dmarc: report shapes", () => {
+  it("ingests Google, Microsoft, Yahoo and RFC 9990-shaped reports with exact totals", async () => {
+    const team = await makeTeam();
+    const cases = [
+      { style: "google" as const, org: "google.com", records: [{ ip: "209.85.220.41", count: 12 }, { ip: "203.0.113.9", count: 2, dkim: "fail", spf: "fail", sigs: [{ d: "spoof.test", s: "x", r: "fail" }] }] },
+      { style: "microsoft" as const, org: "Enterprise Outlook", records: [{ ip: "2a01:111:f400:7e8b::20c", count: 5, envTo: "outlook.com" }] },
+      { style: "yahoo" as const, org: "Yahoo", records: [{ ip: "192.0.2.7", count: 4, dkim: "fail", spf: "fail", disposition: "quarantine" }] },
+      { style: "rfc9990" as const, org: "Sample Reporter", records: [{ ip: "192.0.2.10", count: 9, sigs: [{ d: "x", s: "sel-2024", r: "fail" }, { d: "esp.test", s: "k1", r: "pass" }] }] },
+    ];
+    for (const c of cases) {
+      const d = await makeDomain(team.id);
+      const xml = reportXml({ domain: d.name, org: c.org, style: c.style, begin: day0(2), end: day0(1) - 1, records: c.records });
+      const res = await post(xml);
+      expect(res.status, c.style).toBe(202);
+      const body = await json<Ingested>(res);
+      expect(body.data).toMatchObject({ domain: d.name, records: c.records.length, duplicate: false });
+      const s = await stored(d.id);
+      expect(s.reports).toHaveLength(1);
+      expect(s.reports[0]).toMatchObject({ status: "complete", orgName: c.org, records: c.records.length, version: c.style === "rfc9990" ? "2.0" : "1.0" });
+      expect(s.messages).toBe(c.records.reduce((n, r) => n + r.count, 0));
+    }
+  });
+
+  it("stores aligned flags from policy_evaluated and spreads a multi-day report over its days", async () => {
+    const team = await makeTeam();
+    const d = await makeDomain(team.id);
+    // Three whole UTC days; 30 messages from one source split 10/10/10, 3 failing split 1/1/1.
+    const xml = reportXml({ domain: d.name, begin: day0(5), end: day0(2) - 1, records: [
+      { ip: "198.51.100.1", count: 30 },
+      { ip: "198.51.100.2", count: 3, dkim: "fail", spf: "fail", sigs: [{ d: d.name, s: "s1", r: "fail" }], spfRes: { d: "other.test", r: "pass" } },
+    ] });
+    expect((await post(xml)).status).toBe(202);
+    const rows = await env.DB.prepare("SELECT day, source_ip, messages, dkim_aligned, spf_aligned, spf_result FROM dmarc_rows WHERE domain_id = ? ORDER BY source_ip, day").bind(d.id).all();
+    const days = [5, 4, 3].map((n) => new Date(day0(n) * 1000).toISOString().slice(0, 10));
+    expect(rows.results).toEqual([
+      ...days.map((day) => ({ day, source_ip: "198.51.100.1", messages: 10, dkim_aligned: 1, spf_aligned: 1, spf_result: "pass" })),
+      ...days.map((day) => ({ day, source_ip: "198.51.100.2", messages: 1, dkim_aligned: 0, spf_aligned: 0, spf_result: "pass" })),
+    ]);
+  });
+
+  it("accepts gzip, zip and the JSON form (base64, with and without recipient)", async () => {
+    const team = await makeTeam();
+    const d = await makeDomain(team.id);
+    const mk = (count: number) => enc(reportXml({ domain: d.name, begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count }] }));
+    expect((await post(gzipSync(mk(1)), { contentType: "application/gzip" })).status).toBe(202);
+    expect((await post(zipSync({ "google.com!x!1!2.xml": mk(2) }), { contentType: "application/zip" })).status).toBe(202);
+    expect((await postJson({ recipient: d.address, filename: "r.xml.gz", content_base64: base64(gzipSync(mk(4))) })).status).toBe(202);
+    expect((await postJson({ filename: "r.xml", content_base64: base64(mk(8)) })).status).toBe(202);
+    const s = await stored(d.id);
+    expect(s.reports).toHaveLength(4);
+    expect(s.messages).toBe(15);
+  });
+
+  it("emits dmarc.report.received in the completing batch and feeds DKIM selectors of the domain only", async () => {
+    const team = await makeTeam();
+    const d = await makeDomain(team.id);
+    const xml = reportXml({ domain: d.name, org: "Yahoo", reportId: "evt-1", begin: day0(1), end: day0(0) - 1, records: [
+      { ip: "192.0.2.1", count: 6, sigs: [{ d: d.name, s: "Sel2024", r: "pass" }, { d: "esp.test", s: "esp1", r: "pass" }] },
+      { ip: "192.0.2.2", count: 1, sigs: [{ d: `mail.${d.name}`, s: "sub", r: "pass" }] },
+    ] });
+    expect((await post(xml)).status).toBe(202);
+    const ev = await db.select().from(events).where(and(eq(events.domainId, d.id), eq(events.type, "dmarc.report.received")));
+    expect(ev).toHaveLength(1);
+    expect(ev[0]?.payload).toMatchObject({
+      type: "dmarc.report.received",
+      data: { domain: { id: d.id, name: d.name }, report: { org_name: "Yahoo", report_id: "evt-1", messages: 7, records: 2, begin: new Date(day0(1) * 1000).toISOString() } },
+    });
+    const sels = await db.select().from(dkimSelectors).where(eq(dkimSelectors.domainId, d.id));
+    expect(sels.map((s) => [s.selector, s.source, s.status])).toEqual([["sel2024", "dmarc", "pending"]]);
+    expect(sels[0]?.lastReportAt?.getTime()).toBe((day0(0) - 1) * 1000);
+  });
+});
+
+describe("POST /api/webhooks/dmarc: signature and routing", () => {
+  it("401 for a missing, malformed or wrong signature; nothing stored", async () => {
+    const team = await makeTeam();
+    const d = await makeDomain(team.id);
+    const xml = enc(reportXml({ domain: d.name, begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count: 1 }] }));
+    expect((await post(xml, { signature: null })).status).toBe(401);
+    expect((await post(xml, { signature: "sha256=xyz" })).status).toBe(401);
+    expect((await post(xml, { signature: await signature(xml, "another-secret") })).status).toBe(401);
+    expect((await post(xml, { signature: await signature(enc("other body")) })).status).toBe(401);
+    const bad = await post(xml, { signature: (await signature(xml)).replace("sha256=", "sha1=") });
+    expect(bad.status).toBe(401);
+    expect(await json(bad)).toMatchObject({ code: "unauthenticated" });
+    expect((await stored(d.id)).reports).toHaveLength(0);
+    const ok = await post(xml, { signature: (await signature(xml)).toUpperCase().replace("SHA256=", "sha256=") });
+    expect(ok.status).toBe(202);
+  });
+
+  it("routes by recipient; unknown recipient, other report domain, mismatched domain and unknown domain are 422", async () => {
+    const team = await makeTeam();
+    const d = await makeDomain(team.id, { verified: false });
+    const xml = reportXml({ domain: d.name, begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count: 3 }] });
+    const content = base64(enc(xml));
+    // Unverified domain: reachable only through its own report address.
+    expect((await post(xml)).status).toBe(422);
+    expect((await postJson({ recipient: `${d.reportToken}@elsewhere.test`, content_base64: content })).status).toBe(422);
+    const unknown = await postJson({ recipient: "nobody@reports.test", content_base64: content });
+    expect(unknown.status).toBe(422);
+    expect(await json(unknown)).toMatchObject({ code: "validation_failed", errors: { body: ["unknown_recipient"] } });
+    const other = await makeDomain(team.id);
+    const mismatch = await postJson({ recipient: other.address, content_base64: content });
+    expect(await json(mismatch)).toMatchObject({ errors: { body: ["domain_mismatch"] } });
+    const res = await postJson({ recipient: d.address.toUpperCase(), content_base64: content });
+    expect(res.status).toBe(202);
+    expect((await json<Ingested>(res)).data.domain).toBe(d.name);
+    expect((await stored(d.id)).messages).toBe(3);
+    expect((await stored(other.id)).reports).toHaveLength(0);
+  });
+
+  it("without a recipient, ingests into every verified domain of that name (one per team)", async () => {
+    const [a, b, c] = [await makeTeam(), await makeTeam(), await makeTeam()];
+    const da = await makeDomain(a.id);
+    const db2 = await makeDomain(b.id, { name: da.name });
+    const dc = await makeDomain(c.id, { name: da.name, verified: false });
+    const xml = reportXml({ domain: da.name, begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count: 5 }] });
+    expect((await post(xml)).status).toBe(202);
+    expect((await stored(da.id)).messages).toBe(5);
+    expect((await stored(db2.id)).messages).toBe(5);
+    expect((await stored(dc.id)).reports).toHaveLength(0);
+  });
+
+  it("a duplicate (same reporter and report id) is 200 duplicate:true and counts nothing twice", async () => {
+    const team = await makeTeam();
+    const d = await makeDomain(team.id);
+    const xml = reportXml({ domain: d.name, reportId: "dup-1", begin: day0(3), end: day0(1) - 1, records: [{ ip: "192.0.2.1", count: 7 }] });
+    expect((await post(xml)).status).toBe(202);
+    const before = await stored(d.id);
+    const again = await post(gzipSync(enc(xml)));
+    expect(again.status).toBe(200);
+    expect((await json<Ingested>(again)).data).toMatchObject({ report_id: "dup-1", duplicate: true });
+    const after = await stored(d.id);
+    expect(after.rows).toBe(before.rows);
+    expect(after.messages).toBe(7);
+    const ev = await db.select().from(events).where(and(eq(events.domainId, d.id), eq(events.type, "dmarc.report.received")));
+    expect(ev).toHaveLength(1);
+    // Another reporter with the same report id is a different report.
+    expect((await post(xml.replace("google.com</org_name>", "Yahoo</org_name>"))).status).toBe(202);
+  });
+
+  it("replaces a stale processing copy left by a crash; a fresh one is 409", async () => {
+    const team = await makeTeam();
+    const d = await makeDomain(team.id);
+    const xml = reportXml({ domain: d.name, reportId: "crash-1", begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count: 4 }] });
+    const insertProcessing = (receivedAt: number) => env.DB.prepare(
+      "INSERT INTO dmarc_reports (domain_id, org_name, report_id, date_begin, date_end, records, messages, status, created_at) VALUES (?, 'google.com', 'crash-1', 0, 0, 1, 4, 'processing', ?) RETURNING id",
+    ).bind(d.id, receivedAt).first<{ id: number }>();
+    const fresh = await insertProcessing(Date.now());
+    expect((await post(xml)).status).toBe(409);
+    await env.DB.prepare("UPDATE dmarc_reports SET created_at = ? WHERE id = ?").bind(Date.now() - 3_600_000, fresh?.id).run();
+    await env.DB.prepare("INSERT INTO dmarc_rows (report_id, domain_id, day, source_ip, dkim_aligned, spf_aligned, messages) VALUES (?, ?, '2020-01-01', '192.0.2.1', 1, 1, 99)").bind(fresh?.id, d.id).run();
+    expect((await post(xml)).status).toBe(202);
+    const s = await stored(d.id);
+    expect(s.reports.map((r) => r.status)).toEqual(["complete"]);
+    expect(s.messages).toBe(4);
+  });
+});
+
+describe("failure spike alert", () => {
+  it("raises dmarc_failure_spike when a report fails far above the 14-day baseline", async () => {
+    const team = await makeTeam();
+    const d = await makeDomain(team.id);
+    // Baseline: 5 days ago, 1,000 messages with 2% failing.
+    await post(reportXml({ domain: d.name, begin: day0(5), end: day0(4) - 1, records: [{ ip: "192.0.2.1", count: 980 }, { ip: "192.0.2.9", count: 20, dkim: "fail", spf: "fail" }] }));
+    // Small report with every message failing: under 100 messages, no alert.
+    await post(reportXml({ domain: d.name, begin: day0(2), end: day0(1) - 1, records: [{ ip: "203.0.113.1", count: 50, dkim: "fail", spf: "fail" }] }));
+    expect(await db.select().from(alerts).where(eq(alerts.domainId, d.id))).toHaveLength(0);
+    // 40% failing of 200: ≥ 3x 2% and ≥ 10 points above it.
+    await post(reportXml({ domain: d.name, begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count: 120 }, { ip: "203.0.113.1", count: 80, dkim: "fail", spf: "fail" }] }));
+    const open = await db.select().from(alerts).where(eq(alerts.domainId, d.id));
+    expect(open).toHaveLength(1);
+    expect(open[0]).toMatchObject({ kind: "dmarc_failure_spike", subject: "dmarc:failures", occurrences: 1, resolvedAt: null });
+    const created = await db.select().from(events).where(and(eq(events.domainId, d.id), eq(events.type, "alert.created")));
+    expect(created).toHaveLength(1);
+  });
+});
