@@ -1,0 +1,51 @@
+// POST /domains/{domain}/dkim/selectors: adds a manual selector (pending) and looks it up at once
+// with the same transition rules as a check. I/O: D1, one DNS TXT query, event fan-out nudge.
+import { checkSelector, isValidSelector } from "../../core/dkim";
+import { dkimSelectors } from "../../db/schema";
+import { validationFailed } from "../../lib/errors";
+import type { Services } from "../../services";
+import { getDomainInTeam } from "../domains/get-domain";
+import { buildEvent, publishEvents } from "../events/emit";
+import { selectorView, type SelectorView } from "./present";
+import { findSelector, keyHistory } from "./queries";
+import { planSelector } from "./transition";
+
+export interface AddedSelector {
+  created: boolean;
+  selector: SelectorView;
+}
+
+export async function addDkimSelector(svc: Services, teamId: number, domainId: number, input: string): Promise<AddedSelector> {
+  const domain = await getDomainInTeam(svc, teamId, domainId);
+  const selector = input.trim().toLowerCase();
+  // RFC 6376 §3.1: a selector is a sub-domain (dot-separated labels).
+  if (!isValidSelector(selector)) throw validationFailed({ selector: ["Must be a DNS label sequence of letters, digits, '-' or '_' (RFC 6376 §3.1)."] });
+
+  const view = async (): Promise<SelectorView> => {
+    const row = await findSelector(svc.db, domain.id, selector);
+    if (!row) throw new Error("selector row vanished after insert");
+    const history = await keyHistory(svc.db, [row.id]);
+    return selectorView(row, domain.name, svc.clock.now(), { history: history.get(row.id) });
+  };
+
+  const now = svc.clock.now();
+  // The insert alone decides 201 vs 200, so two concurrent adds never both report "added".
+  const inserted = await svc.db.insert(dkimSelectors)
+    .values({ domainId: domain.id, selector, source: "manual", status: "pending", health: "warning" })
+    .onConflictDoNothing()
+    .returning({ id: dkimSelectors.id });
+  if (inserted.length === 0) return { created: false, selector: await view() };
+
+  const row = await findSelector(svc.db, domain.id, selector);
+  const entry = await checkSelector(domain.name, selector, svc.createResolver());
+  // A temperror plans nothing: the selector stays pending until the next check.
+  const plan = planSelector({ db: svc.db, domain, selector, row, entry, now, source: "manual" });
+  const built = plan.events.map((e) => buildEvent(svc.db, e, now));
+  const statements = [...plan.statements, ...built.map((b) => b.statement)];
+  const [first, ...rest] = statements;
+  if (first) {
+    await svc.db.batch([first, ...rest]);
+    await publishEvents(svc, built.map((b) => b.id));
+  }
+  return { created: true, selector: await view() };
+}

@@ -1,0 +1,24 @@
+// DELETE /domains/{domain}/dkim/selectors/{selector}: only a manual selector that is not published
+// (pending, missing, invalid) may be removed; published or discovered ones are a 409. I/O: D1.
+import { and, eq, inArray } from "drizzle-orm";
+import { dkimKeys, dkimSelectors } from "../../db/schema";
+import { conflict, notFound } from "../../lib/errors";
+import type { Services } from "../../services";
+import { getDomainInTeam } from "../domains/get-domain";
+import { findSelector } from "./queries";
+
+const REMOVABLE = ["pending", "missing", "invalid"] as const;
+
+export async function deleteDkimSelector(svc: Services, teamId: number, domainId: number, selector: string): Promise<void> {
+  const domain = await getDomainInTeam(svc, teamId, domainId);
+  const row = await findSelector(svc.db, domain.id, selector);
+  if (!row) throw notFound("Selector");
+  if (row.source !== "manual") throw conflict(`Selector ${row.selector} was ${row.source === "dmarc" ? "seen in DMARC reports" : "discovered in DNS"}; only manually added selectors can be removed.`);
+  if (!(REMOVABLE as readonly string[]).includes(row.status)) throw conflict(`Selector ${row.selector} is published (${row.status}); remove its DNS record first.`);
+  // Guarded delete: a check that published it in the meantime wins.
+  const removable = and(eq(dkimSelectors.id, row.id), eq(dkimSelectors.source, "manual"), inArray(dkimSelectors.status, [...REMOVABLE]));
+  await svc.db.batch([
+    svc.db.delete(dkimKeys).where(inArray(dkimKeys.selectorId, svc.db.select({ id: dkimSelectors.id }).from(dkimSelectors).where(removable))),
+    svc.db.delete(dkimSelectors).where(removable),
+  ]);
+}

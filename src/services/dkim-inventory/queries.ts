@@ -1,0 +1,88 @@
+// Read queries behind the DKIM views: selectors, key history and DMARC-report evidence of one domain
+// (already checked to be in the caller's team). I/O: D1 reads, each bounded and by index.
+import { and, asc, desc, eq, gte, inArray, isNotNull, sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { dkimKeys, dkimSelectors, dmarcRows } from "../../db/schema";
+import { DAY_MS } from "../../lib/time";
+import type { KeyRow, ReportTotals } from "./present";
+import type { SelectorRow } from "./transition";
+
+export const MAX_SELECTORS_SHOWN = 200;
+const MAX_KEYS_SHOWN = 1000;
+const MAX_SOURCES = 50;
+const MAX_SIGNERS = 100;
+
+/** First UTC day (YYYY-MM-DD) of a window of `days` calendar days ending today. */
+export const windowStartDay = (now: Date, days: number): string => new Date(now.getTime() - (days - 1) * DAY_MS).toISOString().slice(0, 10);
+
+export const listSelectors = (db: Db, domainId: number): Promise<SelectorRow[]> =>
+  db.select().from(dkimSelectors).where(eq(dkimSelectors.domainId, domainId)).orderBy(asc(dkimSelectors.selector)).limit(MAX_SELECTORS_SHOWN);
+
+export async function findSelector(db: Db, domainId: number, selector: string): Promise<SelectorRow | null> {
+  const [row] = await db.select().from(dkimSelectors).where(and(eq(dkimSelectors.domainId, domainId), eq(dkimSelectors.selector, selector.toLowerCase()))).limit(1);
+  return row ?? null;
+}
+
+/** Key history of the given selectors, newest first, grouped by selector id. */
+export async function keyHistory(db: Db, selectorIds: number[]): Promise<Map<number, KeyRow[]>> {
+  const out = new Map<number, KeyRow[]>();
+  if (selectorIds.length === 0) return out;
+  const rows = await db.select().from(dkimKeys).where(inArray(dkimKeys.selectorId, selectorIds)).orderBy(desc(dkimKeys.firstSeenAt)).limit(MAX_KEYS_SHOWN);
+  for (const k of rows) out.set(k.selectorId, [...(out.get(k.selectorId) ?? []), k]);
+  return out;
+}
+
+const totals = (messages: number | null, pass: number | null, sources: string | null): ReportTotals => {
+  const m = Number(messages ?? 0);
+  const p = Number(pass ?? 0);
+  return { messages: m, pass: p, fail: m - p, sources: (sources ? sources.split(",") : []).slice(0, MAX_SOURCES) };
+};
+
+const sums = {
+  messages: sql<number>`sum(${dmarcRows.messages})`,
+  pass: sql<number>`sum(case when ${dmarcRows.dkimResult} = 'pass' then ${dmarcRows.messages} else 0 end)`,
+  sources: sql<string | null>`group_concat(distinct ${dmarcRows.sourceIp})`,
+};
+
+/** DMARC-report evidence per selector of d=<domain> within the window (dmarc_rows by domain and day). */
+export async function reportsBySelector(db: Db, domainId: number, domainName: string, fromDay: string, selector?: string): Promise<Map<string, ReportTotals>> {
+  const rows = await db
+    .select({ selector: sql<string>`lower(${dmarcRows.dkimSelector})`, ...sums })
+    .from(dmarcRows)
+    .where(and(
+      eq(dmarcRows.domainId, domainId), gte(dmarcRows.day, fromDay), isNotNull(dmarcRows.dkimSelector),
+      sql`lower(${dmarcRows.dkimDomain}) = ${domainName}`,
+      ...(selector ? [sql`lower(${dmarcRows.dkimSelector}) = ${selector.toLowerCase()}`] : []),
+    ))
+    .groupBy(sql`lower(${dmarcRows.dkimSelector})`)
+    .limit(MAX_SELECTORS_SHOWN);
+  return new Map(rows.map((r) => [r.selector, totals(r.messages, r.pass, r.sources)]));
+}
+
+export interface Signer extends ReportTotals {
+  domain: string;
+  aligned: boolean;
+}
+
+/** DKIM signing domains seen in DMARC reports for this domain, most messages first. */
+export async function signers(db: Db, domainId: number, domainName: string, fromDay: string): Promise<Signer[]> {
+  const d = sql<string>`lower(${dmarcRows.dkimDomain})`;
+  const rows = await db
+    .select({ domain: d, ...sums })
+    .from(dmarcRows)
+    .where(and(eq(dmarcRows.domainId, domainId), gte(dmarcRows.day, fromDay), isNotNull(dmarcRows.dkimDomain)))
+    .groupBy(d)
+    .orderBy(desc(sums.messages))
+    .limit(MAX_SIGNERS);
+  return rows.map((r) => ({ domain: r.domain, aligned: relaxedAligned(r.domain, domainName), ...totals(r.messages, r.pass, r.sources) }));
+}
+
+/**
+ * Relaxed alignment approximated by names (RFC 7489 §3.1.1 compares organizational domains, which
+ * needs DNS): equal, or one is a subdomain of the other.
+ */
+export function relaxedAligned(dkimDomain: string, domain: string): boolean {
+  const a = dkimDomain.toLowerCase().replace(/\.$/, "");
+  const b = domain.toLowerCase().replace(/\.$/, "");
+  return a === b || a.endsWith(`.${b}`) || (b.endsWith(`.${a}`) && a.includes("."));
+}
