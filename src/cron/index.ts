@@ -1,5 +1,8 @@
 // Cron entry point (wrangler.toml [triggers]): every minute, and daily at 03:17 UTC.
 import type { Env } from "../env";
+import { outboxSweepJob } from "./outbox-sweep";
+import { deliveriesRetentionJob } from "./retention-deliveries";
+import { retrySweepJob } from "./retry-sweep";
 
 export const EVERY_MINUTE = "* * * * *";
 export const DAILY = "17 3 * * *";
@@ -8,8 +11,10 @@ export async function handleScheduled(controller: ScheduledController, env: Env,
   const jobs: Array<() => Promise<unknown>> = [];
   if (controller.cron === EVERY_MINUTE) {
     // due checks, event outbox sweep, delivery retry sweep
+    jobs.push(() => outboxSweepJob(env), () => retrySweepJob(env));
   } else if (controller.cron === DAILY) {
     // DKIM key audit, retention
+    jobs.push(() => deliveriesRetentionJob(env));
   } else {
     throw new Error(`unknown cron ${controller.cron}`);
   }

@@ -1,8 +1,13 @@
 // Queue entry point: routes each batch to its consumer by queue name. An unknown queue throws.
 import type { Env } from "../env";
+import { handleDeliveriesDlq, handleDeliveriesQueue } from "./deliveries";
 
 export async function handleQueue(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext): Promise<void> {
   switch (batch.queue) {
+    case "emailauth-deliveries":
+      return handleDeliveriesQueue(batch, env);
+    case "emailauth-deliveries-dlq":
+      return handleDeliveriesDlq(batch);
     default:
       throw new Error(`no consumer for queue ${batch.queue}`);
   }

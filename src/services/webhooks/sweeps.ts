@@ -1,0 +1,69 @@
+// Cron work for webhooks: the outbox sweep (lost fan-out nudges), the retry sweep (lost or stuck
+// deliver messages) and the 30-day retention of the delivery log. Does I/O (D1, queue).
+import { sql } from "drizzle-orm";
+import type { DeliveryMessage } from "../../queues/messages";
+import type { Services } from "../../services";
+import { DAY_MS } from "../../lib/time";
+import { enqueueDeliveries } from "./fanout";
+
+export const OUTBOX_GRACE_MS = 60_000; // pipelines.md §2: events older than a minute
+export const RETRY_GRACE_MS = 5 * 60_000; // a due delivery untouched this long lost its message
+export const RETENTION_MS = 30 * DAY_MS; // spec §8: delivery log retention
+const SWEEP_LIMIT = 500;
+
+/** Enqueues fan-out for events still not fanned out a minute after they were written. */
+export async function sweepOutbox(svc: Services): Promise<number> {
+  const cutoff = svc.clock.now().getTime() - OUTBOX_GRACE_MS;
+  const rows = await svc.db.all<{ id: string }>(sql`
+    SELECT id FROM events WHERE fanned_out_at IS NULL AND created_at <= ${cutoff}
+    ORDER BY created_at LIMIT ${SWEEP_LIMIT}`);
+  const messages: { body: DeliveryMessage }[] = rows.map((r) => ({ body: { kind: "fanout", event_id: r.id } }));
+  for (let i = 0; i < messages.length; i += 100) await svc.env.DELIVERIES_QUEUE.sendBatch(messages.slice(i, i + 100));
+  return rows.length;
+}
+
+/**
+ * Pending deliveries more than 5 minutes past due (or never attempted for 5 minutes) lost their
+ * message or their consumer: they are marked due now and enqueued again. Marking them moves them
+ * out of the next sweep's window, so a slow queue is not flooded with copies.
+ */
+export async function sweepRetries(svc: Services): Promise<number> {
+  const now = svc.clock.now().getTime();
+  const cutoff = now - RETRY_GRACE_MS;
+  const rows = await svc.db.all<{ id: number }>(sql`
+    UPDATE deliveries SET next_retry_at = ${now}, updated_at = ${now}
+    WHERE id IN (
+      SELECT id FROM deliveries
+      WHERE status = 'pending'
+        AND ((next_retry_at IS NOT NULL AND next_retry_at <= ${cutoff}) OR (next_retry_at IS NULL AND updated_at <= ${cutoff}))
+      ORDER BY next_retry_at LIMIT ${SWEEP_LIMIT})
+    RETURNING id`);
+  await enqueueDeliveries(svc, rows.map((r) => r.id));
+  return rows.length;
+}
+
+/** Deletes deliveries older than 30 days, then fanned-out events of that age with none left. */
+export async function purgeDeliveries(svc: Services): Promise<{ deliveries: number; events: number }> {
+  const cutoff = svc.clock.now().getTime() - RETENTION_MS;
+  let deleted = 0;
+  let purgedEvents = 0;
+  // Bounded chunks keep each statement short; 50 chunks of 1,000 rows per daily run.
+  for (let i = 0; i < 50; i++) {
+    const gone = await svc.db.all<{ id: number }>(sql`
+      DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE created_at < ${cutoff} LIMIT 1000) RETURNING id`);
+    deleted += gone.length;
+    if (gone.length < 1000) break;
+  }
+  for (let i = 0; i < 50; i++) {
+    const gone = await svc.db.all<{ id: string }>(sql`
+      DELETE FROM events WHERE id IN (
+        SELECT e.id FROM events e
+        WHERE e.fanned_out_at IS NOT NULL AND e.created_at < ${cutoff}
+          AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)
+        LIMIT 1000)
+      RETURNING id`);
+    purgedEvents += gone.length;
+    if (gone.length < 1000) break;
+  }
+  return { deliveries: deleted, events: purgedEvents };
+}

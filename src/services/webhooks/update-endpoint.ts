@@ -1,0 +1,58 @@
+// PATCH of an endpoint (enabled rules of api-decisions.md) and secret rotation with a 24 h overlap.
+// Does I/O (DNS for a new target, D1).
+import { and, eq } from "drizzle-orm";
+import { generateSecret } from "../../core/webhooks";
+import { webhookEndpoints } from "../../db/schema";
+import { DAY_MS } from "../../lib/time";
+import type { Services } from "../../services";
+import { getEndpointInTeam, normaliseDomainIds, normaliseEvents } from "./endpoints";
+import { sealSecret } from "./secrets";
+import { assertTargetAllowed } from "./target";
+import { type EndpointView, endpointView } from "./views";
+
+export interface UpdateEndpointInput {
+  url?: string;
+  description?: string | null;
+  events?: string[];
+  domain_ids?: number[] | null;
+  enabled?: boolean;
+}
+
+export async function updateEndpoint(svc: Services, teamId: number, id: number, input: UpdateEndpointInput): Promise<EndpointView> {
+  const current = await getEndpointInTeam(svc, teamId, id);
+  const set: Partial<typeof webhookEndpoints.$inferInsert> = {};
+  if (input.events !== undefined) set.events = normaliseEvents(input.events);
+  if (input.domain_ids !== undefined) set.domainIds = await normaliseDomainIds(svc, teamId, input.domain_ids);
+  if (input.description !== undefined) set.description = input.description;
+  if (input.url !== undefined) set.url = await assertTargetAllowed(svc, input.url);
+  if (input.enabled === true && !current.enabled) {
+    // Re-enabling starts afresh: the disable reason is cleared and the failure streak reset.
+    Object.assign(set, { enabled: true, disabledAt: null, disabledReason: null, failureCount: 0 });
+  } else if (input.enabled === false && current.enabled) {
+    Object.assign(set, { enabled: false, disabledAt: svc.clock.now(), disabledReason: "manual" });
+  }
+  if (Object.keys(set).length === 0) return endpointView(current);
+  const [row] = await svc.db
+    .update(webhookEndpoints)
+    .set(set)
+    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.teamId, teamId)))
+    .returning();
+  return endpointView(row ?? current);
+}
+
+/**
+ * A new secret; the one it replaces keeps signing for 24 hours (spec §6 Signature 3). Rotating
+ * twice within a day drops the oldest: only the secret just replaced is kept.
+ */
+export async function rotateSecret(svc: Services, teamId: number, id: number): Promise<EndpointView> {
+  const current = await getEndpointInTeam(svc, teamId, id);
+  const secret = generateSecret();
+  const sealed = await sealSecret(svc, secret);
+  const now = svc.clock.now();
+  const [row] = await svc.db
+    .update(webhookEndpoints)
+    .set({ secretEnc: sealed, previousSecretEnc: current.secretEnc, previousSecretExpiresAt: new Date(now.getTime() + DAY_MS) })
+    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.teamId, teamId)))
+    .returning();
+  return endpointView(row ?? current, secret);
+}
