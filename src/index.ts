@@ -1,6 +1,7 @@
 // The Worker: HTTP (Hono), Cron Triggers, Queue consumers and Email Routing share createServices().
 import { createApp } from "./app";
 import { handleScheduled } from "./cron";
+import { handleEmail } from "./email";
 import type { Env } from "./env";
 import { handleQueue } from "./queues";
 
@@ -12,4 +13,5 @@ export default {
   fetch: app.fetch,
   scheduled: handleScheduled,
   queue: handleQueue,
+  email: handleEmail,
 } satisfies ExportedHandler<Env>;

@@ -1,0 +1,52 @@
+// Email Routing entry point: DMARC aggregate reports mailed to <report_token>@<REPORT_DOMAIN> are
+// parsed (postal-mime) and ingested through the same service verb as HTTP. Does I/O (D1, queue).
+import PostalMime, { type Attachment } from "postal-mime";
+import type { Env } from "../env";
+import { ApiError } from "../lib/errors";
+import { createServices, type Services } from "../services";
+import { domainForRecipient, ingestReport } from "../services/dmarc/ingest";
+
+/** Same cap as the HTTP body (api-decisions.md): checked on rawSize before anything is read. */
+export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+const REPORT_NAME = /\.(xml|xml\.gz|gz|gzip|zip)$/i;
+const REPORT_TYPE = /^(application|text)\/(xml|gzip|x-gzip|zip|x-zip-compressed|x-zip|octet-stream)$/i;
+
+const bytesOf = (content: Attachment["content"]): Uint8Array =>
+  typeof content === "string" ? new TextEncoder().encode(content) : content instanceof Uint8Array ? content : new Uint8Array(content);
+
+/** The report part: an attachment named or typed like a report, else an inline XML body. */
+export function reportPart(email: { attachments: Attachment[]; text?: string }): Uint8Array | null {
+  const named = email.attachments.filter((a) => REPORT_NAME.test(a.filename ?? ""));
+  const typed = email.attachments.filter((a) => REPORT_TYPE.test(a.mimeType) && a.mimeType !== "application/octet-stream");
+  const pick = named[0] ?? typed[0];
+  if (pick) return bytesOf(pick.content);
+  const text = email.text?.trimStart() ?? "";
+  if (text.startsWith("<?xml") || text.startsWith("<feedback")) return new TextEncoder().encode(text);
+  return null;
+}
+
+export async function handleEmail(message: ForwardableEmailMessage, env: Env, _ctx: ExecutionContext, svcOverride?: Services): Promise<void> {
+  if (message.rawSize > MAX_MESSAGE_BYTES) return message.setReject(`Message too large (limit ${MAX_MESSAGE_BYTES} bytes).`);
+  const svc = svcOverride ?? createServices(env);
+  const target = await domainForRecipient(svc, message.to);
+  if (target === null) return message.setReject("Unknown recipient.");
+  let part: Uint8Array | null;
+  try {
+    const email = await PostalMime.parse(message.raw, { attachmentEncoding: "arraybuffer" });
+    part = reportPart(email);
+  } catch {
+    return message.setReject("Malformed MIME message.");
+  }
+  if (part === null) return message.setReject("No DMARC aggregate report attached.");
+  try {
+    await ingestReport(svc, { body: part, recipient: message.to });
+  } catch (error) {
+    if (error instanceof ApiError && error.status < 500 && error.status !== 409) {
+      const code = error.errors?.body?.[0];
+      return message.setReject(`Report refused${code ? ` (${code})` : ""}: ${error.message}`.slice(0, 200));
+    }
+    // A transient failure (D1, or a copy being ingested concurrently): throwing makes the sending MTA see a temporary error and retry.
+    throw error;
+  }
+}
