@@ -1,7 +1,6 @@
 // Every /api/v1 router, mounted in one place. Each capability adds its router here once it works.
 import type { Api } from "../app-router";
 import { accountRoutes } from "./account";
-import { domainDkimRoutes } from "./domain-dkim";
 import { alertRoutes } from "./alerts";
 import { domainRoutes } from "./domains";
 import { dkimToolRoutes } from "./dkim/tools";
@@ -11,7 +10,6 @@ import { webhookRoutes } from "./webhooks";
 
 export function mountApiRoutes(v1: Api): void {
   v1.route("/", accountRoutes());
-  v1.route("/", domainDkimRoutes());
   v1.route("/", domainRoutes());
   v1.route("/", alertRoutes());
   v1.route("/", intelRoutes());
