@@ -1,5 +1,7 @@
 // Cron entry point (wrangler.toml [triggers]): every minute, and daily at 03:17 UTC.
 import type { Env } from "../env";
+import { dueChecksJob } from "./due-checks";
+import { retentionChecksJob } from "./retention-checks";
 import { outboxSweepJob } from "./outbox-sweep";
 import { deliveriesRetentionJob } from "./retention-deliveries";
 import { retrySweepJob } from "./retry-sweep";
@@ -11,9 +13,11 @@ export async function handleScheduled(controller: ScheduledController, env: Env,
   const jobs: Array<() => Promise<unknown>> = [];
   if (controller.cron === EVERY_MINUTE) {
     // due checks, event outbox sweep, delivery retry sweep
+    jobs.push(() => dueChecksJob(env));
     jobs.push(() => outboxSweepJob(env), () => retrySweepJob(env));
   } else if (controller.cron === DAILY) {
     // DKIM key audit, retention
+    jobs.push(() => retentionChecksJob(env));
     jobs.push(() => deliveriesRetentionJob(env));
   } else {
     throw new Error(`unknown cron ${controller.cron}`);

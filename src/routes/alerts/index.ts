@@ -1,0 +1,56 @@
+// Alerts: list (open filter, newest first, paginated) and resolve (idempotent).
+import { createRoute, z } from "@hono/zod-openapi";
+import { createRouter } from "../../app-router";
+import { AUTH_ERRORS, BEARER, dataOf, errorResponses, jsonContent, pageOf } from "../../lib/openapi";
+import { PaginationQuery, pageMeta } from "../../lib/pagination";
+import { listAlerts } from "../../services/alerts/list-alerts";
+import { resolveAlert } from "../../services/alerts/resolve-alert";
+
+const ts = (description: string) => z.string().nullable().openapi({ format: "date-time", description });
+
+export const Alert = z.object({
+  id: z.number().int().openapi({ example: 12 }),
+  domain: z.string().nullable().openapi({ example: "example.com" }),
+  domain_id: z.number().int().nullable(),
+  kind: z.enum(["drift", "blacklist", "dmarc_failure_spike", "expiry", "dkim"]),
+  subject: z.string().openapi({ description: "What the alert is about; one open alert per (domain, kind, subject).", example: "dmarc.p" }),
+  severity: z.enum(["Critical", "High", "Medium", "Low", "Info"]),
+  title: z.string(),
+  body: z.string().nullable(),
+  occurrences: z.number().int().openapi({ description: "How often the condition was raised while this alert was open." }),
+  created_at: ts("When the alert opened."),
+  updated_at: ts("Last repeat or change."),
+  resolved_at: ts("null while open."),
+}).openapi("Alert");
+
+const AlertQuery = PaginationQuery.extend({
+  open: z.enum(["true", "false"]).optional().transform((v) => (v === undefined ? undefined : v === "true"))
+    .openapi({ type: "string", enum: ["true", "false"], description: "true: open alerts only; false: resolved only; omitted: all." }),
+});
+const AlertParams = z.object({
+  alert: z.coerce.number().int().positive().openapi({ param: { name: "alert", in: "path" }, description: "Alert id.", example: 12 }),
+});
+
+const list = createRoute({
+  method: "get", path: "/alerts", tags: ["Alerts"], security: BEARER, operationId: "listAlerts", summary: "List alerts, newest first",
+  request: { query: AlertQuery },
+  responses: { 200: jsonContent(pageOf(Alert), "A page of alerts."), ...errorResponses(...AUTH_ERRORS, 422) },
+});
+const resolve = createRoute({
+  method: "post", path: "/alerts/{alert}/resolve", tags: ["Alerts"], security: BEARER, operationId: "resolveAlert", summary: "Resolve an alert (idempotent)",
+  description: "Sets resolved_at; alert.resolved is emitted on the first resolve only. Resolving a resolved alert returns it unchanged.",
+  request: { params: AlertParams },
+  responses: { 200: jsonContent(dataOf(Alert), "The alert."), ...errorResponses(...AUTH_ERRORS, 403, 404) },
+});
+
+export const alertRoutes = () =>
+  createRouter()
+    .openapi(list, async (c) => {
+      const q = c.req.valid("query");
+      const { items, total } = await listAlerts(c.get("services"), c.get("auth").teamId, q);
+      return c.json({ data: items as z.infer<typeof Alert>[], meta: pageMeta(q, total) }, 200);
+    })
+    .openapi(resolve, async (c) => {
+      const data = await resolveAlert(c.get("services"), c.get("auth").teamId, c.req.valid("param").alert);
+      return c.json({ data: data as z.infer<typeof Alert> }, 200);
+    });

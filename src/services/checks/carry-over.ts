@@ -1,0 +1,95 @@
+// Merges a check's posture with the last good one: temperror parts keep the last known value, marked stale. No I/O.
+import type { DomainAnalysis } from "../../core/posture/analyze-domain";
+import type { PartSnapshot, PostureSnapshot } from "../../core/posture/diff";
+import { scorePosture, type ScoredStatus } from "../../core/posture/score";
+import type { CategorizedFinding, PartStatus, PostureCategory } from "../../core/posture/types";
+
+/** What a check row stores in `posture` (and what the single-domain view shows). */
+export interface StoredPosture {
+  records: Record<string, unknown>;
+  blacklists: DomainAnalysis["blacklists"];
+  findings: CategorizedFinding[];
+  recommendations: DomainAnalysis["recommendations"];
+  fixes: DomainAnalysis["fixes"];
+  /** Last known good snapshot per part (stale parts hold the previous check's value). */
+  snapshot: PostureSnapshot;
+}
+
+export interface MergedPosture {
+  stored: StoredPosture;
+  /** The current side for diffPostures(): stale parts have status "stale", so they yield no change. */
+  forDiff: PostureSnapshot;
+  stale: PostureCategory[];
+  score: number | null;
+  grade: string | null;
+  dmarcPolicy: string | null;
+}
+
+const INBOUND: PostureCategory[] = ["mta_sts", "tls_rpt", "bimi"];
+
+function listKeys(p: PartSnapshot | undefined, field: string): string[] {
+  const v = p?.fields?.[field];
+  return Array.isArray(v) ? v : [];
+}
+
+/**
+ * `dkimStale`: the DKIM inventory could not refresh. A part that is temperror now and has a previous
+ * value is carried over; one without a previous value stays temperror (unknown). Blacklist listings
+ * whose query is unknown now stay listed, so a flapping resolver never reads as delisted and relisted.
+ */
+export function mergePosture(a: DomainAnalysis, previous: StoredPosture | null, prevPolicy: string | null, dkim: PartStatus | null): MergedPosture {
+  const dkimStale = dkim === null || dkim === "temperror";
+  const current: PostureSnapshot = a.snapshot;
+  const snapshot: PostureSnapshot = { ...current };
+  const forDiff: PostureSnapshot = { ...current };
+  const records: Record<string, unknown> = { ...a.records };
+  let findings = [...a.findings];
+  const stale: PostureCategory[] = [];
+
+  for (const cat of Object.keys(current) as PostureCategory[]) {
+    const part = current[cat];
+    const last = previous?.snapshot[cat];
+    if (part?.status !== "temperror") continue;
+    stale.push(cat);
+    if (!last) continue;
+    snapshot[cat] = last;
+    forDiff[cat] = { ...last, status: "stale" };
+    const view = previous.records[cat];
+    if (view && typeof view === "object") records[cat] = { ...view, stale: true };
+    findings = [...findings.filter((f) => f.category !== cat), ...previous.findings.filter((f) => f.category === cat)];
+  }
+  const bl = snapshot.blacklist;
+  if (bl && bl.status !== "temperror" && previous?.snapshot.blacklist) {
+    const unknown = new Set(listKeys(bl, "unknown"));
+    const kept = listKeys(previous.snapshot.blacklist, "listed").filter((k) => unknown.has(k));
+    snapshot.blacklist = { ...bl, fields: { ...bl.fields, listed: [...new Set([...listKeys(bl, "listed"), ...kept])] } };
+  }
+  // DKIM changes come from the selector inventory's own events, so the dkim part is kept for scoring only.
+  const lastDkim = previous?.snapshot.dkim;
+  if (!dkimStale) snapshot.dkim = { status: dkim, record: null };
+  else if (lastDkim) snapshot.dkim = lastDkim;
+  if (dkimStale) {
+    stale.push("dkim");
+    if (previous) findings = [...findings.filter((f) => f.category !== "dkim"), ...previous.findings.filter((f) => f.category === "dkim")];
+  }
+
+  let { score, grade } = a;
+  if (stale.length > 0 && previous) {
+    // Re-score with the carried statuses, so a resolver hiccup does not move the score.
+    const parked = a.records.mx.null_mx;
+    const statuses: Partial<Record<PostureCategory, ScoredStatus>> = {};
+    for (const cat of Object.keys(snapshot) as PostureCategory[]) {
+      const s = snapshot[cat]?.status;
+      if (s === undefined || s === "stale" || s === "temperror") continue;
+      statuses[cat] = parked && s === "missing" && INBOUND.includes(cat) ? "not_applicable" : s;
+    }
+    const r = scorePosture({ statuses, findings });
+    score = r.score;
+    grade = r.grade;
+  }
+  const dmarcPolicy = stale.includes("dmarc") && previous ? prevPolicy : a.dmarc_policy;
+  return {
+    stored: { records, blacklists: a.blacklists, findings, recommendations: a.recommendations, fixes: a.fixes, snapshot },
+    forDiff, stale, score, grade, dmarcPolicy,
+  };
+}

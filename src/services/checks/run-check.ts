@@ -1,0 +1,124 @@
+// One check of one domain (pipelines.md §1): all DNS/RDAP first, then ONE D1 batch with the check, diffs, events, alerts and schedule. Does I/O.
+import { eq } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { analyzeDomain } from "../../core/posture/analyze-domain";
+import { diffPostures } from "../../core/posture/diff";
+import type { PartStatus } from "../../core/posture/types";
+import { checks, diffs, domains, teams } from "../../db/schema";
+import { DAY_MS } from "../../lib/time";
+import type { CheckMessage } from "../../queues/messages";
+import type { Services } from "../../services";
+import { openAlertKeys, upsertAlerts } from "../alerts/raise";
+import type { AlertDraft } from "../alerts/types";
+import { refreshDkimInventory } from "../dkim-inventory/refresh";
+import { domainRef, reportAddress } from "../domains/views";
+import { buildEvent, type EventDraft, publishEvents } from "../events/emit";
+import { registrationExpiry } from "../rdap/expiry";
+import { changeAlerts, changeEvents, dkimChanges, expiryAlert, fieldText } from "./changes";
+import { mergePosture, type StoredPosture } from "./carry-over";
+import { gatherHints } from "./hints";
+import { checkIntervalMs, FAILED_RETRY_MS } from "./schedule";
+
+export type CheckOutcome =
+  | { recorded: false; reason: "duplicate" | "no_domain" | "not_verified" }
+  | { recorded: true; status: "completed" | "failed"; checkId: string; changes: number; eventIds: string[] };
+
+const CORE_PARTS = ["spf", "dmarc", "mx", "bimi", "mta_sts", "tls_rpt"] as const;
+
+export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckOutcome> {
+  const db = svc.db;
+  // At-least-once delivery: the message names its check; a stored check means this one is a redelivery.
+  if (await db.select({ id: checks.id }).from(checks).where(eq(checks.id, msg.check_id)).get()) return { recorded: false, reason: "duplicate" };
+  const found = await db.select({ domain: domains, plan: teams.plan }).from(domains).innerJoin(teams, eq(teams.id, domains.teamId))
+    .where(eq(domains.id, msg.domain_id)).get();
+  if (!found) return { recorded: false, reason: "no_domain" };
+  const { domain, plan } = found;
+  if (!domain.verified) return { recorded: false, reason: "not_verified" };
+  const prev = domain.lastCheckId ? await db.select().from(checks).where(eq(checks.id, domain.lastCheckId)).get() : undefined;
+  const previous = prev?.status === "completed" ? (prev.posture as StoredPosture | null) : null;
+
+  const started = Date.now();
+  const now = svc.clock.now();
+  const resolver = svc.createResolver();
+  const ref = domainRef(domain);
+  const ctx = { teamId: domain.teamId, domain: ref };
+
+  // ---- All lookups (DNS, RDAP) before any write.
+  const hints = await gatherHints(domain.name, resolver);
+  const inventory = await refreshDkimInventory(svc, domain, resolver, hints, now);
+  const dkimStatus: PartStatus = inventory.posture === null ? "temperror"
+    : inventory.posture.active > 0 ? "present" : inventory.posture.selectors > 0 ? "invalid" : "missing";
+  const rdapDue = !domain.registrationCheckedAt || now.getTime() - domain.registrationCheckedAt.getTime() >= DAY_MS;
+  const [analysis, expiry] = await Promise.all([
+    analyzeDomain(domain.name, {
+      resolver, fetch: svc.fetch, clock: svc.clock, dmarcRua: `mailto:${reportAddress(domain, svc.config)}`,
+      dkim: { status: dkimStatus, findings: inventory.posture?.findings ?? [] },
+    }),
+    rdapDue ? registrationExpiry(svc, domain.name, now) : Promise.resolve(null),
+  ]);
+  const durationMs = Date.now() - started;
+
+  // ---- Every resolver failed: record a failed check and retry sooner; nothing else changes.
+  if (CORE_PARTS.every((p) => analysis.snapshot[p]?.status === "temperror")) {
+    await db.batch([
+      db.insert(checks).values({
+        id: msg.check_id, domainId: domain.id, status: "failed", trigger: msg.trigger, queries: analysis.queries,
+        durationMs, error: "every DNS lookup failed (temperror)", createdAt: now,
+      }),
+      db.update(domains).set({ nextCheckAt: new Date(now.getTime() + FAILED_RETRY_MS) }).where(eq(domains.id, domain.id)),
+    ]);
+    return { recorded: true, status: "failed", checkId: msg.check_id, changes: 0, eventIds: [] };
+  }
+
+  const merged = mergePosture(analysis, previous, domain.dmarcPolicy, inventory.stale ? null : dkimStatus);
+  const changes = previous
+    ? [...diffPostures(previous.snapshot, merged.forDiff), ...dkimChanges(inventory.events)]
+    : [];
+
+  const hosts = Object.fromEntries(Object.entries(analysis.records).map(([k, v]) => [k, (v as { host?: string }).host ?? null]));
+  const events: EventDraft[] = [
+    {
+      ...ctx, type: "check.completed",
+      data: {
+        check: {
+          id: msg.check_id, status: "completed", trigger: msg.trigger, score: merged.score, grade: merged.grade,
+          previous_score: domain.score, previous_grade: domain.grade, dmarc_policy: merged.dmarcPolicy,
+          stale_parts: merged.stale, changes: changes.length, created_at: now.toISOString(),
+        },
+      },
+    },
+    ...changeEvents(changes, { ...ctx, checkId: msg.check_id, previous: previous?.snapshot ?? {}, current: merged.stored.snapshot, hosts }),
+    ...inventory.events,
+  ];
+
+  const expiresAt = expiry?.status === "found" ? expiry.expiresAt : expiry?.status === "none" ? null : domain.registrationExpiresAt;
+  const alertDrafts: AlertDraft[] = [...changeAlerts(changes, ctx), ...inventory.alerts];
+  const exp = expiryAlert(ctx, expiresAt, now);
+  if (exp) alertDrafts.push(exp);
+  const alertUpserts = upsertAlerts(db, alertDrafts, now, alertDrafts.length > 0 ? await openAlertKeys(db, domain.teamId, domain.id) : new Set());
+
+  const built = events.map((e) => buildEvent(db, e, now));
+  const statements: BatchItem<"sqlite">[] = [
+    db.insert(checks).values({
+      id: msg.check_id, domainId: domain.id, status: "completed", trigger: msg.trigger, score: merged.score, grade: merged.grade,
+      dmarcPolicy: merged.dmarcPolicy, posture: merged.stored, staleParts: merged.stale, queries: analysis.queries, durationMs, createdAt: now,
+    }),
+    ...changes.map((c) => db.insert(diffs).values({
+      domainId: domain.id, checkId: msg.check_id, category: c.category, field: c.field,
+      before: fieldText(c.before), after: fieldText(c.after), severity: c.severity, createdAt: now,
+    })),
+    ...inventory.statements,
+    ...built.map((b) => b.statement),
+    ...alertUpserts.statements,
+    db.update(domains).set({
+      score: merged.score, grade: merged.grade, dmarcPolicy: merged.dmarcPolicy, lastCheckedAt: now, lastCheckId: msg.check_id,
+      nextCheckAt: new Date(now.getTime() + checkIntervalMs(plan)),
+      ...(expiry && expiry.status !== "unknown" ? { registrationExpiresAt: expiresAt, registrationCheckedAt: now } : {}),
+    }).where(eq(domains.id, domain.id)),
+  ];
+  // D1 batch = one transaction: a concurrent redelivery fails on the checks primary key and changes nothing.
+  await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  const eventIds = [...built.map((b) => b.id), ...alertUpserts.eventIds];
+  await publishEvents(svc, eventIds);
+  return { recorded: true, status: "completed", checkId: msg.check_id, changes: changes.length, eventIds };
+}

@@ -1,0 +1,47 @@
+// Adds a domain to a team: normalised name, random ownership and report tokens, domain.created in the same batch. Does I/O (D1).
+import { and, eq, sql } from "drizzle-orm";
+import { normaliseDomainName } from "../../core/dns/names";
+import { domains } from "../../db/schema";
+import { randomBase62 } from "../../lib/crypto";
+import { conflict, validationFailed } from "../../lib/errors";
+import type { Services } from "../../services";
+import { buildConditionalEvent } from "../alerts/conditional-event";
+import { publishEvents } from "../events/emit";
+import type { DomainRow } from "./get-domain";
+
+export interface CreateDomainInput {
+  name: string;
+  client_id?: number | null;
+}
+
+const isUniqueViolation = (e: unknown) => /UNIQUE constraint failed: domains\.team_id, domains\.name/.test(String(e instanceof Error ? `${e.message} ${String(e.cause)}` : e));
+
+export async function createDomain(svc: Services, teamId: number, input: CreateDomainInput): Promise<DomainRow> {
+  const name = normaliseDomainName(input.name);
+  if (!name.ok) throw validationFailed({ name: [name.error] });
+  const exists = await svc.db.select({ id: domains.id }).from(domains).where(and(eq(domains.teamId, teamId), eq(domains.name, name.value))).get();
+  if (exists) throw conflict(`${name.value} is already in this team.`);
+
+  const now = svc.clock.now();
+  const values = {
+    teamId, name: name.value, client: input.client_id == null ? null : String(input.client_id),
+    verified: false, verificationToken: randomBase62(32), reportToken: randomBase62(20).toLowerCase(), createdAt: now,
+  };
+  // The event needs the new id: insert first, then the event selects it within the same transaction.
+  const insert = svc.db.insert(domains).values(values).returning();
+  const event = buildConditionalEvent(svc.db, { type: "domain.created", teamId, domain: { id: 0, name: name.value }, data: {} }, now, {
+    from: sql`domains`, where: sql`domains.team_id = ${teamId} AND domains.name = ${name.value}`,
+    patch: { path: "$.data.domain.id", value: sql`domains.id` }, domainId: sql`domains.id`,
+  });
+  let row: DomainRow | undefined;
+  try {
+    const [inserted] = await svc.db.batch([insert, event.statement]);
+    row = inserted[0];
+  } catch (e) {
+    if (isUniqueViolation(e)) throw conflict(`${name.value} is already in this team.`);
+    throw e;
+  }
+  if (!row) throw new Error("domain insert returned no row");
+  await publishEvents(svc, [event.id]);
+  return row;
+}

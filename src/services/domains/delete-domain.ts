@@ -1,0 +1,19 @@
+// Removes a domain and (by cascade) its checks, diffs, DKIM inventory, reports and alerts; domain.deleted in the same batch. Does I/O (D1).
+import { and, eq } from "drizzle-orm";
+import { domains } from "../../db/schema";
+import type { Services } from "../../services";
+import { buildEvent, publishEvents } from "../events/emit";
+import { getDomainInTeam } from "./get-domain";
+import { domainRef } from "./views";
+
+export async function deleteDomain(svc: Services, teamId: number, domainId: number): Promise<void> {
+  const domain = await getDomainInTeam(svc, teamId, domainId);
+  const now = svc.clock.now();
+  // events.domain_id has no foreign key, so the event outlives the row it describes.
+  const event = buildEvent(svc.db, { type: "domain.deleted", teamId, domain: domainRef(domain), data: {} }, now);
+  await svc.db.batch([
+    event.statement,
+    svc.db.delete(domains).where(and(eq(domains.id, domain.id), eq(domains.teamId, teamId))),
+  ]);
+  await publishEvents(svc, [event.id]);
+}

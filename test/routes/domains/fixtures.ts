@@ -1,0 +1,107 @@
+// Shared by the domain, alert, check-queue and cron tests: DNS zones for a monitored domain, a clocked
+// Services, a fake queue batch, and readers for events/alerts/diffs. No real I/O.
+import { env } from "cloudflare:workers";
+import { vi } from "vitest";
+import { generateKeyPair } from "../../../src/core/dkim";
+import type { CheckMessage } from "../../../src/queues/messages";
+import { createServices, type Services } from "../../../src/services";
+import type { StubZone } from "../../support/doh-stub";
+import { call, json, unique, type TestTeam } from "../../support/api";
+
+export interface ZoneOptions {
+  spf?: string;
+  dmarc?: string | null;
+  verifyValue?: string | null;
+  dkimRecord?: string | null;
+  listedOnSpamcop?: boolean;
+}
+
+export const MX_IP = "192.0.2.10";
+
+/** A domain with SPF, DMARC, one MX, a DKIM key at google._domainkey and, optionally, its ownership record. */
+export function zoneFor(name: string, o: ZoneOptions = {}): StubZone {
+  const zone: StubZone = {
+    [name]: { TXT: [o.spf ?? "v=spf1 include:_spf.google.com -all"], MX: [{ preference: 10, exchange: `mx.${name}` }] },
+    [`mx.${name}`]: { A: [MX_IP] },
+    "_spf.google.com": { TXT: ["v=spf1 ip4:203.0.113.0/24 -all"] },
+    "_spf.example.net": { TXT: ["v=spf1 ip4:198.51.100.0/24 -all"] },
+  };
+  if (o.dmarc !== null) zone[`_dmarc.${name}`] = { TXT: [o.dmarc ?? "v=DMARC1; p=reject; rua=mailto:dmarc@example.org"] };
+  if (o.verifyValue) zone[`_emailauth-verify.${name}`] = { TXT: [o.verifyValue] };
+  if (o.dkimRecord) zone[`google._domainkey.${name}`] = { TXT: [o.dkimRecord] };
+  if (o.listedOnSpamcop) zone[`${MX_IP.split(".").reverse().join(".")}.bl.spamcop.net`] = { A: ["127.0.0.2"] };
+  return zone;
+}
+
+export async function dkimRecord(name: string): Promise<{ record: string; fingerprint: string }> {
+  const k = await generateKeyPair({ domain: name, selector: "google", algorithm: "ed25519" });
+  if (!k.ok) throw new Error(k.error);
+  return { record: k.value.dns.value, fingerprint: k.value.fingerprint };
+}
+
+export const newDomainName = () => `${unique("mon")}.com`;
+
+export interface AddedDomain {
+  id: number;
+  name: string;
+  verification: { host: string; type: string; value: string };
+}
+
+export async function addDomain(team: TestTeam, name = newDomainName()): Promise<AddedDomain> {
+  const res = await call("/api/v1/domains", { method: "POST", token: team.full, body: { name } });
+  if (res.status !== 201) throw new Error(`add failed: ${res.status} ${await res.text()}`);
+  return (await json<{ data: AddedDomain }>(res)).data;
+}
+
+/** Captures check messages instead of letting the real queue run them in the background. */
+export function captureChecks() {
+  const sent: CheckMessage[] = [];
+  const spy = vi.spyOn(env.CHECKS_QUEUE, "sendBatch").mockImplementation(async (msgs) => {
+    for (const m of msgs) sent.push(m.body as CheckMessage);
+    return undefined as never;
+  });
+  return { sent, restore: () => spy.mockRestore() };
+}
+
+export function clockedServices(at: Date | (() => Date)): Services {
+  const now = typeof at === "function" ? at : () => at;
+  return createServices(env, { clock: { now } });
+}
+
+export interface FakeMessage {
+  id: string;
+  body: unknown;
+  attempts: number;
+  timestamp: Date;
+  ack: ReturnType<typeof vi.fn>;
+  retry: ReturnType<typeof vi.fn>;
+}
+
+export function fakeBatch(bodies: unknown[], queue = "emailauth-checks") {
+  const messages: FakeMessage[] = bodies.map((body, i) => ({ id: `m${i}`, body, attempts: 1, timestamp: new Date(), ack: vi.fn(), retry: vi.fn() }));
+  const batch = { queue, messages, ackAll: vi.fn(), retryAll: vi.fn() } as unknown as MessageBatch<unknown>;
+  return { batch, messages };
+}
+
+export async function eventsOf(domainId: number): Promise<Array<{ type: string; data: Record<string, unknown> }>> {
+  const rows = await env.DB.prepare("SELECT type, payload FROM events WHERE domain_id = ? ORDER BY created_at, rowid").bind(domainId).all<{ type: string; payload: string }>();
+  return rows.results.map((r) => ({ type: r.type, data: (JSON.parse(r.payload) as { data: Record<string, unknown> }).data }));
+}
+
+export async function alertsOf(domainId: number) {
+  const rows = await env.DB.prepare("SELECT kind, subject, severity, occurrences, resolved_at FROM alerts WHERE domain_id = ? ORDER BY id").bind(domainId)
+    .all<{ kind: string; subject: string; severity: string; occurrences: number; resolved_at: number | null }>();
+  return rows.results;
+}
+
+export async function diffsOf(domainId: number) {
+  const rows = await env.DB.prepare("SELECT check_id, category, field, before, after, severity FROM diffs WHERE domain_id = ? ORDER BY id").bind(domainId)
+    .all<{ check_id: string; category: string; field: string; before: string | null; after: string | null; severity: string }>();
+  return rows.results;
+}
+
+/** Marks a domain verified directly (for tests that are not about verification). */
+export async function markVerified(domainId: number, nextCheckAt: Date | null = null): Promise<void> {
+  await env.DB.prepare("UPDATE domains SET verified = 1, verified_at = ?, next_check_at = ? WHERE id = ?")
+    .bind(Date.now(), nextCheckAt ? nextCheckAt.getTime() : null, domainId).run();
+}
