@@ -1,5 +1,6 @@
 // Cron entry point (wrangler.toml [triggers]): every minute, and daily at 03:17 UTC.
 import type { Env } from "../env";
+import { dkimAuditJob } from "./dkim-audit";
 import { dueChecksJob } from "./due-checks";
 import { retentionChecksJob } from "./retention-checks";
 import { outboxSweepJob } from "./outbox-sweep";
@@ -17,6 +18,7 @@ export async function handleScheduled(controller: ScheduledController, env: Env,
     jobs.push(() => outboxSweepJob(env), () => retrySweepJob(env));
   } else if (controller.cron === DAILY) {
     // DKIM key audit, retention
+    jobs.push(() => dkimAuditJob(env));
     jobs.push(() => retentionChecksJob(env));
     jobs.push(() => deliveriesRetentionJob(env));
   } else {
