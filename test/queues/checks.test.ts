@@ -199,6 +199,38 @@ describe("check pipeline (emailauth-checks consumer)", () => {
       expect.objectContaining({ category: "dkim", field: "selector:google", before: k1.fingerprint, after: k2.fingerprint, severity: "Medium" }),
     ]);
     expect((await eventsOf(added.id)).map((e) => e.type)).toEqual(expect.arrayContaining(["dkim.key.rotated", "posture.changed"]));
+    expect(await alertsOf(added.id)).toEqual([expect.objectContaining({ kind: "drift", subject: "dkim.selector:google", severity: "Medium" })]);
+  });
+
+  it("raises an expiry alert from RDAP (IANA bootstrap, cached) and asks RDAP at most once a day", async () => {
+    const team = await makeTeam();
+    const name = newDomainName();
+    const added = await addDomain(team, name);
+    await markVerified(added.id);
+    const t0 = Date.now();
+    const expires = new Date(t0 + 10 * 86_400_000).toISOString();
+    const rdapCalls: string[] = [];
+    stub = installDohStub(zoneFor(name), {
+      passthrough: (req) => {
+        rdapCalls.push(req.url);
+        if (req.url === "https://data.iana.org/rdap/dns.json") {
+          return Response.json({ version: "1.0", services: [[["com", "net"], ["https://rdap.example-registry.test/"]]] });
+        }
+        if (req.url === `https://rdap.example-registry.test/domain/${name}`) {
+          return Response.json({ objectClassName: "domain", ldhName: name, events: [{ eventAction: "registration", eventDate: "2020-01-01T00:00:00Z" }, { eventAction: "expiration", eventDate: expires }] });
+        }
+        return new Response("not found", { status: 404 });
+      },
+    });
+    await runCheck(clockedServices(new Date(t0)), { domain_id: added.id, check_id: `chk_r1_${added.id}`, trigger: "manual" });
+    expect(await alertsOf(added.id)).toEqual([expect.objectContaining({ kind: "expiry", subject: "registration", severity: "High" })]);
+    const row = await env.DB.prepare("SELECT registration_expires_at AS e FROM domains WHERE id = ?").bind(added.id).first<{ e: number }>();
+    expect(row?.e).toBe(Date.parse(expires));
+    const asked = rdapCalls.filter((u) => u.includes(name)).length;
+    expect(asked).toBe(1);
+    await runCheck(clockedServices(new Date(t0 + 3_600_000)), { domain_id: added.id, check_id: `chk_r2_${added.id}`, trigger: "manual" });
+    expect(rdapCalls.filter((u) => u.includes(name)).length, "checked at most daily").toBe(1);
+    expect(await alertsOf(added.id), "the repeat updates the open alert").toEqual([expect.objectContaining({ kind: "expiry", occurrences: 2 })]);
   });
 
   it("acks malformed messages and skips deleted or unverified domains; the DLQ consumer acks", async () => {
