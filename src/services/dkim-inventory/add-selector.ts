@@ -1,9 +1,10 @@
 // POST /domains/{domain}/dkim/selectors: adds a manual selector (pending) and looks it up at once
-// with the same transition rules as a check. I/O: D1, one DNS TXT query, event fan-out nudge.
+// with the same transition rules as a check (events, DKIM alert). I/O: D1, one DNS TXT query, fan-out nudge.
 import { checkSelector, isValidSelector } from "../../core/dkim";
 import { dkimSelectors } from "../../db/schema";
 import { validationFailed } from "../../lib/errors";
 import type { Services } from "../../services";
+import { openAlertKeys, upsertAlerts } from "../alerts/raise";
 import { getDomainInTeam } from "../domains/get-domain";
 import { buildEvent, publishEvents } from "../events/emit";
 import { selectorView, type SelectorView } from "./present";
@@ -41,11 +42,11 @@ export async function addDkimSelector(svc: Services, teamId: number, domainId: n
   // A temperror plans nothing: the selector stays pending until the next check.
   const plan = planSelector({ db: svc.db, domain, selector, row, entry, now, source: "manual" });
   const built = plan.events.map((e) => buildEvent(svc.db, e, now));
-  const statements = [...plan.statements, ...built.map((b) => b.statement)];
-  const [first, ...rest] = statements;
+  const alerts = plan.alert ? upsertAlerts(svc.db, [plan.alert], now, await openAlertKeys(svc.db, domain.teamId, domain.id)) : { statements: [], eventIds: [] };
+  const [first, ...rest] = [...plan.statements, ...built.map((b) => b.statement), ...alerts.statements];
   if (first) {
     await svc.db.batch([first, ...rest]);
-    await publishEvents(svc, built.map((b) => b.id));
+    await publishEvents(svc, [...built.map((b) => b.id), ...alerts.eventIds]);
   }
   return { created: true, selector: await view() };
 }

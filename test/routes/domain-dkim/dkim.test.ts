@@ -1,5 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { dkimSelectors, dmarcReports, dmarcRows } from "../../../src/db/schema";
+import { eq } from "drizzle-orm";
+import { alerts as alertsTable, dkimSelectors, dmarcReports, dmarcRows } from "../../../src/db/schema";
 import { call, json, makeTeam, type TestTeam, unique } from "../../support/api";
 import { installDohStub, type DohStub, type StubZone } from "../../support/doh-stub";
 import { eventsOf, insertDomain, newKey, services } from "../../services/dkim-inventory/helpers";
@@ -61,6 +62,17 @@ describe("POST /domains/{domain}/dkim/selectors", () => {
     expect(res.status).toBe(201);
     expect((await json<{ data: Sel }>(res)).data).toMatchObject({ status: "pending", missing_since: null });
     expect(await eventsOf(svc, domain.id), "no event for a missing or unreachable manual selector").toEqual([]);
+  });
+
+  it("raises one dkim alert for a High finding of a manually added selector", async () => {
+    const domain = await insertDomain(svc, team.id);
+    const key = await newKey(domain.name, "weak");
+    stub = installDohStub({ [`weak._domainkey.${domain.name}`]: { TXT: [key.dns.value.replace("k=ed25519;", "k=ed25519; h=sha1;")] } });
+    const { data } = await json<{ data: Sel }>(await add(domain.id, "weak"));
+    expect(data).toMatchObject({ status: "active", health: "fail" });
+    const alerts = await svc.db.select().from(alertsTable).where(eq(alertsTable.domainId, domain.id));
+    expect(alerts).toEqual([expect.objectContaining({ kind: "dkim", subject: "dkim:weak", severity: "High", resolvedAt: null })]);
+    expect((await eventsOf(svc, domain.id)).map((e) => e.type).sort()).toEqual(["alert.created", "dkim.selector.added"]);
   });
 
   it("validates the selector (422) and the body", async () => {
