@@ -5,6 +5,7 @@ import { alertRoutes } from "./alerts";
 import { domainRoutes } from "./domains";
 import { dkimToolRoutes } from "./dkim/tools";
 import { domainDkimRoutes } from "./domain-dkim";
+import { dmarcRoutes } from "./dmarc";
 import { intelRoutes } from "./intel";
 import { webhookRoutes } from "./webhooks";
 
@@ -15,5 +16,6 @@ export function mountApiRoutes(v1: Api): void {
   v1.route("/", intelRoutes());
   v1.route("/", dkimToolRoutes());
   v1.route("/", domainDkimRoutes());
+  v1.route("/", dmarcRoutes());
   v1.route("/", webhookRoutes());
 }

@@ -1,0 +1,63 @@
+// GET /domains/{domain}/dmarc: DMARC aggregate-report analytics of one monitored domain.
+import { createRoute, z } from "@hono/zod-openapi";
+import { createRouter } from "../../app-router";
+import { AUTH_ERRORS, BEARER, dataOf, errorResponses, jsonContent } from "../../lib/openapi";
+import { getDmarcAnalytics } from "../../services/dmarc/analytics";
+
+const Params = z.object({
+  domain: z.coerce.number().int().positive().openapi({ param: { name: "domain", in: "path" }, description: "Domain id.", example: 1 }),
+});
+const Query = z.object({
+  days: z.coerce.number().int().min(1).max(365).default(30).openapi({ description: "Window in days, 1 to 365.", example: 30 }),
+});
+const PassFail = z.object({ pass: z.number().int(), fail: z.number().int() });
+
+export const DmarcAnalyticsSchema = z
+  .object({
+    domain: z.object({ id: z.number().int(), name: z.string() }),
+    window: z.object({ days: z.number().int(), from: z.string().openapi({ example: "2026-01-01" }), to: z.string() }),
+    report_address: z.string().openapi({ description: "The rua mailbox of this domain.", example: "k3j2...@reports.emailauth.example" }),
+    summary: z.object({
+      reports: z.number().int(), reporters: z.number().int(), messages: z.number().int(),
+      first_report_at: z.string().nullable(), last_report_at: z.string().nullable(),
+    }),
+    alignment: z.object({
+      rate: z.number().nullable().openapi({ description: "Share of messages passing DMARC (aligned SPF or aligned DKIM), 0..1; null without data." }),
+      pass: z.number().int(), fail: z.number().int(), spf_aligned: z.number().int(), dkim_aligned: z.number().int(),
+    }),
+    sources: z.array(z.object({
+      ip: z.string(),
+      ptr: z.string().nullable().openapi({ description: "Forward-confirmed reverse DNS name." }),
+      sender: z.string().nullable().openapi({ example: "Google" }),
+      identified_by: z.enum(["ptr", "spf"]).nullable(),
+      messages: z.number().int(),
+      dmarc: PassFail,
+      spf: PassFail.extend({ aligned: z.number().int() }),
+      dkim: PassFail.extend({ aligned: z.number().int() }),
+    })).openapi({ description: "Top sources by messages (at most 100); reverse DNS for the first 25." }),
+    sources_total: z.number().int(),
+    failing_senders: z.array(z.object({
+      sender: z.string(), messages: z.number().int(), fail: z.number().int(), sources: z.array(z.string()), fixes: z.array(z.string()),
+    })),
+    enforcement: z.object({
+      current_policy: z.string().nullable(), recommended_policy: z.enum(["none", "quarantine", "reject"]),
+      safe_to_enforce: z.boolean(), reason: z.string(), rule: z.string(),
+    }),
+    suggested_record: z.string().openapi({ example: "v=DMARC1; p=quarantine; rua=mailto:k3j2@reports.emailauth.example" }),
+    daily: z.array(z.object({ day: z.string(), messages: z.number().int(), pass: z.number().int(), fail: z.number().int() })),
+  })
+  .openapi("DmarcAnalytics");
+
+const analytics = createRoute({
+  method: "get", path: "/domains/{domain}/dmarc", tags: ["DMARC"], operationId: "getDmarcAnalytics", security: BEARER,
+  summary: "DMARC aggregate-report analytics: alignment, sources, failing senders, enforcement advice, daily series",
+  request: { params: Params, query: Query },
+  responses: { 200: jsonContent(dataOf(DmarcAnalyticsSchema), "The analytics."), ...errorResponses(...AUTH_ERRORS, 404, 422) },
+});
+
+export const dmarcRoutes = () =>
+  createRouter().openapi(analytics, async (c) => {
+    const { domain } = c.req.valid("param");
+    const { days } = c.req.valid("query");
+    return c.json({ data: await getDmarcAnalytics(c.get("services"), c.get("auth").teamId, domain, days) }, 200);
+  });
