@@ -50,6 +50,9 @@ export interface DomainAnalysis {
   parts: PartsInput;
 }
 
+/** Wave 2 runs alone, so it may use every one of a Worker's 6 simultaneous connections (platform-limits.md). */
+const DNSBL_CONCURRENCY = 6;
+
 /** Parts that do not apply to a domain that receives no mail (RFC 7505 null MX). */
 const INBOUND_ONLY = new Set(["mta_sts.missing", "tls_rpt.missing", "bimi.missing", "tls_rpt.mta-sts-without-reports"]);
 
@@ -80,7 +83,7 @@ export async function analyzeDomain(domain: string, opts: AnalyzeOptions): Promi
 
   // Wave 2: blocklists need the MX addresses.
   const blacklists = opts.dnsbl === false ? null
-    : await checkBlacklists({ domain: d, ips: [...mx.ips, ...(opts.extraIps ?? [])] }, resolver, opts.dnsbl);
+    : await checkBlacklists({ domain: d, ips: [...mx.ips, ...(opts.extraIps ?? [])] }, resolver, opts.dnsbl, { concurrency: DNSBL_CONCURRENCY });
 
   const parked = mx.nullMx;
   const findings: CategorizedFinding[] = [

@@ -1,12 +1,12 @@
 // Record-level SPF rules (all, redirect, trailing terms, size, legacy records) and the mechanical fix. I/O only via the Resolver.
-import type { Resolver } from "../dns/types";
+import type { Lookup } from "../dns/types";
 import type { Finding } from "../types";
 import type { SpfNode } from "./analysis-types";
 import { formatSpf, parseSpf } from "./parse";
 import type { Mechanism, ParsedSpf, Term } from "./types";
 
 /** Rules about the domain itself: presence, the deprecated SPF RR type, Sender ID leftovers, size. */
-export async function rootFindings(domain: string, tree: SpfNode, resolver: Resolver): Promise<Finding[]> {
+export async function rootFindings(domain: string, tree: SpfNode, spfTypeLookup: Promise<Lookup<string>>): Promise<Finding[]> {
   const out: Finding[] = [];
   if (tree.recordsFound.length === 0 && tree.error === null) {
     out.push({
@@ -16,7 +16,7 @@ export async function rootFindings(domain: string, tree: SpfNode, resolver: Reso
     });
   }
   // RFC 7208 §3.1 / §14.1: the SPF RR type (99) is deprecated; only TXT is used. Best effort: errors ignored.
-  const rr99 = await resolver.query(domain, "SPF");
+  const rr99 = await spfTypeLookup;
   if (rr99.kind === "records") {
     out.push({ rule: "spf.rr-type-99", severity: "Low", description: `${domain} still publishes the deprecated SPF resource record type (99); receivers only read TXT (RFC 7208 §3.1, §14.1). Delete the SPF-type record and keep the TXT one.`, fix: null });
   }

@@ -4,7 +4,7 @@ import type { Finding } from "../types";
 import type { SpfAnalysis, SpfNode, SpfTermInfo } from "./analysis-types";
 import { addStaticNetwork, resolveAddressTerm, type WalkContext } from "./analyze-terms";
 import { policyFindings, rootFindings } from "./analyze-rules";
-import { fetchSpf } from "./discover";
+import { fetchSpf, type SpfLookup } from "./discover";
 import { expandMacros, hasMacro, macroLetters } from "./macro";
 import { parseSpf } from "./parse";
 import { LOOKUP_TERMS, MAX_LOOKUPS, MAX_VOID_LOOKUPS, type Mechanism, type Modifier } from "./types";
@@ -20,8 +20,10 @@ export async function analyseSpf(domain: string, resolver: Resolver): Promise<Sp
     resolver, lookups: 0, voids: 0, findings: [], networks: [], dynamic: [], permerrors: [], temperror: null,
     includeCounts: new Map(), truncated: false,
   };
+  // The deprecated SPF RR type check needs no record: run it alongside the walk.
+  const rr99 = resolver.query(d, "SPF");
   const tree = await walk(d, "root", [], ctx);
-  const findings: Finding[] = [...(await rootFindings(d, tree, resolver)), ...ctx.findings];
+  const findings: Finding[] = [...(await rootFindings(d, tree, rr99)), ...ctx.findings];
 
   if (ctx.lookups > MAX_LOOKUPS) {
     ctx.permerrors.push(`${ctx.lookups} DNS-querying terms`);
@@ -65,7 +67,9 @@ export async function analyseSpf(domain: string, resolver: Resolver): Promise<Sp
 
 async function walk(domain: string, via: SpfNode["via"], path: string[], ctx: WalkContext): Promise<SpfNode> {
   const node: SpfNode = { domain, via, record: null, recordsFound: [], otherTxt: [], parsed: null, terms: [], lookups: 0, error: null };
-  const found = await fetchSpf(domain, ctx.resolver);
+  const early = prefetched.get(ctx)?.get(domain);
+  prefetched.get(ctx)?.delete(domain);
+  const found = await (early ?? fetchSpf(domain, ctx.resolver));
   if (found.kind === "temperror") {
     ctx.temperror ??= { at: `TXT ${domain} (${via})`, reason: found.reason };
     node.error = found.reason;
@@ -103,12 +107,47 @@ async function walk(domain: string, via: SpfNode["via"], path: string[], ctx: Wa
       fix: glued ? found.record.slice(0, e.position) + " " + found.record.slice(e.position) : null,
     });
   }
-  const hasAll = parsed.mechanisms.some((m) => m.name === "all");
-  const evaluated: (Mechanism | Modifier)[] = parsed.mechanisms.filter((m) => !parsed.ignoredAfterAll.includes(m));
-  if (parsed.redirect && !hasAll) evaluated.push(parsed.redirect); // RFC 7208 §6.1: ignored when "all" is present
+  const evaluated = evaluatedTerms(parsed); // RFC 7208 §6.1: redirect= is ignored when "all" is present
+  prefetchTargets(evaluated, [...path, domain], ctx);
   for (const term of evaluated) node.terms.push(await analyseTerm(term, domain, [...path, domain], ctx));
   node.lookups = node.terms.reduce((n, t) => n + t.lookups, 0);
   return node;
+}
+
+/** Records of include/redirect targets fetched ahead of the walk, consumed once each by walk(). */
+const prefetched = new WeakMap<WalkContext, Map<string, Promise<SpfLookup>>>();
+const prefetchCount = new WeakMap<WalkContext, number>();
+
+/** The terms check_host() evaluates: mechanisms up to "all", then redirect= only without "all" (RFC 7208 §6.1). */
+function evaluatedTerms(parsed: ReturnType<typeof parseSpf>): (Mechanism | Modifier)[] {
+  const out: (Mechanism | Modifier)[] = parsed.mechanisms.filter((m) => !parsed.ignoredAfterAll.includes(m));
+  if (parsed.redirect && !parsed.mechanisms.some((m) => m.name === "all")) out.push(parsed.redirect);
+  return out;
+}
+
+/** Fetches literal include/redirect targets ahead of the walk, and their targets as each answer
+ *  arrives, so the whole tree costs one round trip per level instead of one per record. The walk
+ *  still consumes them in order, so counting, truncation and findings are unchanged; loop and macro
+ *  targets are left to the walk, and at most FOLLOW_LIMIT records are fetched ahead. */
+function prefetchTargets(terms: readonly (Mechanism | Modifier)[], path: string[], ctx: WalkContext): void {
+  let map = prefetched.get(ctx);
+  if (!map) prefetched.set(ctx, (map = new Map()));
+  let budget = FOLLOW_LIMIT - ctx.lookups;
+  for (const t of terms) {
+    if (!LOOKUP_TERMS.has(t.name)) continue;
+    if (--budget < 0) break;
+    if (t.name !== "include" && t.name !== "redirect") continue;
+    const spec = t.kind === "modifier" ? t.value : t.domainSpec;
+    if (spec === null || hasMacro(spec)) continue;
+    const target = spec.toLowerCase().replace(/\.$/, "");
+    const count = prefetchCount.get(ctx) ?? 0;
+    if (path.includes(target) || map.has(target) || count >= FOLLOW_LIMIT) continue;
+    prefetchCount.set(ctx, count + 1);
+    map.set(target, fetchSpf(target, ctx.resolver).then((found) => {
+      if (found.kind === "record") prefetchTargets(evaluatedTerms(parseSpf(found.record)), [...path, target], ctx);
+      return found;
+    }));
+  }
 }
 
 async function analyseTerm(term: Mechanism | Modifier, domain: string, path: string[], ctx: WalkContext): Promise<SpfTermInfo> {
