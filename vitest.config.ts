@@ -15,8 +15,14 @@ export default defineConfig(async () => {
               main: "./src/index.ts",
               wrangler: { configPath: "./wrangler.toml" },
               miniflare: {
+                // Every setting is explicit so that a developer's .dev.vars (written by `npm start`)
+                // never changes what the tests see; production defaults unless a test says otherwise.
                 bindings: {
                   TEST_MIGRATIONS: migrations,
+                  WEBHOOK_ALLOW_PRIVATE: "false",
+                  WEBHOOK_ALLOW_INSECURE: "false",
+                  SITE_URL: "",
+                  NOTIFY_FROM: "",
                   ADMIN_TOKEN: "test-admin-token",
                   DMARC_INGEST_SECRET: "test-ingest-secret",
                   WEBHOOK_SECRET_KEY: "dGVzdC13ZWJob29rLXNlY3JldC1rZXktMzItYnl0ZXM=",

@@ -24,7 +24,8 @@ export async function startDevServer({ port = 8799, vars = {} } = {}) {
   const allVars = { ADMIN_TOKEN: adminToken, WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_ALLOW_INSECURE: "true", ...vars };
   const args = ["wrangler", "dev", "--port", String(port), "--inspector-port", String(port + 1000), "--ip", "127.0.0.1", "--persist-to", persist, "--test-scheduled"];
   for (const [k, v] of Object.entries(allVars)) args.push("--var", `${k}:${v}`);
-  const child = spawn("npx", args, { env: QUIET, stdio: ["ignore", "pipe", "pipe"] });
+  // Its own process group, so that stop() ends wrangler and workerd, not only npx.
+  const child = spawn("npx", args, { env: QUIET, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let log = "";
   child.stdout.on("data", (d) => (log += d));
   child.stderr.on("data", (d) => (log += d));
@@ -37,7 +38,7 @@ export async function startDevServer({ port = 8799, vars = {} } = {}) {
       /* not up yet */
     }
     if (Date.now() > deadline) {
-      child.kill("SIGTERM");
+      process.kill(-child.pid, "SIGTERM");
       throw new Error(`wrangler dev did not start:\n${log}`);
     }
     await new Promise((r) => setTimeout(r, 250));
@@ -56,8 +57,13 @@ export async function startDevServer({ port = 8799, vars = {} } = {}) {
       return (await res.json()).data;
     },
     async stop() {
-      child.kill("SIGTERM");
-      await new Promise((r) => child.once("exit", r));
+      const exited = new Promise((r) => child.once("exit", r));
+      try {
+        process.kill(-child.pid, "SIGTERM");
+      } catch {
+        child.kill("SIGTERM");
+      }
+      await exited;
       rmSync(persist, { recursive: true, force: true });
     },
   };
