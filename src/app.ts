@@ -36,6 +36,12 @@ export function createApp(): Api {
     scheme: "bearer",
     description: "A team token (eam_...) created through the admin API or the dashboard.",
   });
+  app.openAPIRegistry.registerComponent("securitySchemes", "dmarcSignature", {
+    type: "apiKey",
+    in: "header",
+    name: "X-Signature",
+    description: "sha256=<hex HMAC-SHA256 of the raw request body>, keyed with DMARC_INGEST_SECRET.",
+  });
   app.doc31("/api/v1/openapi.json", (c) => ({
     openapi: "3.1.0",
     info: {

@@ -1,12 +1,66 @@
 // POST /api/webhooks/dmarc (site root, no bearer token): DMARC aggregate report ingestion authenticated
-// by X-Signature. A plain route, outside the /api/v1 OpenAPI document, whose operations all take a bearer token.
+// by X-Signature (HMAC-SHA256 of the raw body). The body schemas are plain JSON Schema, not zod, so
+// no validator reads the body before the signature is checked over the exact bytes received.
+import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../../app-router";
+import { dataOf, errorResponses } from "../../lib/openapi";
 import { ingestReport } from "../../services/dmarc/ingest";
 import { presentedSignature, readCapped, unpackBody, verifySignature } from "./body";
 
+const IngestResult = z
+  .object({
+    report_id: z.string().openapi({ example: "17368718432398577920" }),
+    domain: z.string().openapi({ example: "example.com" }),
+    records: z.number().int().openapi({ example: 42 }),
+    duplicate: z.boolean().openapi({ description: "true when this reporter's report was already ingested; nothing is counted twice." }),
+  })
+  .openapi("DmarcIngestResult");
+
+const binary = { type: "string" as const, format: "binary" };
+
+const ingest = createRoute({
+  method: "post",
+  path: "/dmarc",
+  tags: ["DMARC ingestion"],
+  operationId: "ingestDmarcReport",
+  summary: "Ingest a DMARC aggregate report (raw XML, gzip or zip, or JSON with base64 content)",
+  description:
+    "Authenticated by `X-Signature: sha256=<hex HMAC-SHA256 of the raw body>` keyed with DMARC_INGEST_SECRET. " +
+    "The report's domain comes from `recipient` (the domain's report address) or, without one, from the verified domain named in the report. " +
+    "Bodies over 10 MB, or over 100 MB of XML after decompression, are refused with 413.",
+  security: [{ dmarcSignature: [] }],
+  request: {
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: {
+            type: "object",
+            required: ["content_base64"],
+            properties: {
+              recipient: { type: "string", description: "The address the report was mailed to." },
+              filename: { type: "string" },
+              content_base64: { type: "string", description: "The report file (XML, gzip or zip), base64." },
+            },
+          },
+        },
+        "application/xml": { schema: binary },
+        "application/gzip": { schema: binary },
+        "application/zip": { schema: binary },
+        "application/octet-stream": { schema: binary },
+      },
+    },
+  },
+  responses: {
+    200: { description: "Already ingested (duplicate).", content: { "application/json": { schema: dataOf(IngestResult) } } },
+    202: { description: "Ingested.", content: { "application/json": { schema: dataOf(IngestResult) } } },
+    ...errorResponses(400, 401, 409, 413, 422),
+  },
+});
+
 export const ingestRoutes = () => {
   const r = createRouter();
-  r.post("/dmarc", async (c) => {
+  r.openapi(ingest, async (c) => {
     const svc = c.get("services");
     const secret = svc.config.dmarcIngestSecret;
     const presented = presentedSignature(c.req.header("x-signature"), secret);
@@ -14,7 +68,7 @@ export const ingestRoutes = () => {
     await verifySignature(body, presented, secret ?? "");
     const { bytes, recipient } = unpackBody(body, c.req.header("content-type"));
     const out = await ingestReport(svc, { body: bytes, recipient });
-    return c.json({ data: out }, out.duplicate ? 200 : 202);
+    return out.duplicate ? c.json({ data: out }, 200) : c.json({ data: out }, 202);
   });
   return r;
 };
