@@ -44,13 +44,16 @@ const sums = {
   sources: sql<string | null>`group_concat(distinct ${dmarcRows.sourceIp})`,
 };
 
+/** Rows of a report still being ingested never count (pipelines.md §4: the report is marked complete last). */
+const fromCompleteReport = sql`${dmarcRows.reportId} IN (SELECT id FROM dmarc_reports WHERE status = 'complete')`;
+
 /** DMARC-report evidence per selector of d=<domain> within the window (dmarc_rows by domain and day). */
 export async function reportsBySelector(db: Db, domainId: number, domainName: string, fromDay: string, selector?: string): Promise<Map<string, ReportTotals>> {
   const rows = await db
     .select({ selector: sql<string>`lower(${dmarcRows.dkimSelector})`, ...sums })
     .from(dmarcRows)
     .where(and(
-      eq(dmarcRows.domainId, domainId), gte(dmarcRows.day, fromDay), isNotNull(dmarcRows.dkimSelector),
+      eq(dmarcRows.domainId, domainId), gte(dmarcRows.day, fromDay), isNotNull(dmarcRows.dkimSelector), fromCompleteReport,
       sql`lower(${dmarcRows.dkimDomain}) = ${domainName}`,
       ...(selector ? [sql`lower(${dmarcRows.dkimSelector}) = ${selector.toLowerCase()}`] : []),
     ))
@@ -70,7 +73,7 @@ export async function signers(db: Db, domainId: number, domainName: string, from
   const rows = await db
     .select({ domain: d, ...sums })
     .from(dmarcRows)
-    .where(and(eq(dmarcRows.domainId, domainId), gte(dmarcRows.day, fromDay), isNotNull(dmarcRows.dkimDomain)))
+    .where(and(eq(dmarcRows.domainId, domainId), gte(dmarcRows.day, fromDay), isNotNull(dmarcRows.dkimDomain), fromCompleteReport))
     .groupBy(d)
     .orderBy(desc(sums.messages))
     .limit(MAX_SIGNERS);

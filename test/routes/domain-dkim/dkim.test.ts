@@ -16,11 +16,11 @@ afterEach(() => { stub?.restore(); stub = null; });
 const base = (id: number) => `/api/v1/domains/${id}/dkim`;
 const add = (id: number, selector: unknown, token = team.full) => call(`${base(id)}/selectors`, { method: "POST", token, body: { selector } });
 
-async function addReport(domainId: number, rows: Array<{ d: string; s: string; result: string; ip: string; n: number }>) {
+async function addReport(domainId: number, rows: Array<{ d: string; s: string; result: string; ip: string; n: number }>, status: "complete" | "processing" = "complete") {
   const today = new Date().toISOString().slice(0, 10);
   const [rep] = await svc.db.insert(dmarcReports).values({
     domainId, orgName: "google.com", reportId: unique("r"), dateBegin: new Date(), dateEnd: new Date(), records: rows.length,
-    messages: rows.reduce((n, r) => n + r.n, 0), status: "complete",
+    messages: rows.reduce((n, r) => n + r.n, 0), status,
   }).returning();
   if (!rep) throw new Error("report insert failed");
   await svc.db.insert(dmarcRows).values(rows.map((r) => ({
@@ -99,6 +99,15 @@ describe("POST /domains/{domain}/dkim/selectors", () => {
 });
 
 describe("GET /domains/{domain}/dkim", () => {
+  it("ignores rows of a report that is still being ingested", async () => {
+    const domain = await insertDomain(svc, team.id);
+    await addReport(domain.id, [{ d: domain.name, s: "half", result: "pass", ip: "198.51.100.9", n: 40 }], "processing");
+    const res = await call(`${base(domain.id)}?days=7`, { token: team.full });
+    expect(res.status).toBe(200);
+    const { data } = await json<{ data: { signers: unknown[]; summary: { messages_in_window?: number } } }>(res);
+    expect(data.signers, "a processing report counts nothing").toEqual([]);
+  });
+
   it("returns summary, selectors with keys, signers from DMARC reports and findings", async () => {
     const domain = await insertDomain(svc, team.id);
     const key = await newKey(domain.name, "s1", "rsa-1024");
