@@ -128,7 +128,11 @@ export const dkimSelectors = sqliteTable(
     staleNotifiedAt: ms("stale_notified_at"),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("dkim_selectors_domain_selector_uq").on(t.domainId, t.selector)],
+  (t) => [
+    uniqueIndex("dkim_selectors_domain_selector_uq").on(t.domainId, t.selector),
+    // The daily key audit reads only active keys first seen before the stale threshold.
+    index("dkim_selectors_audit_idx").on(t.status, t.keyFirstSeenAt),
+  ],
 );
 
 export const dkimKeys = sqliteTable(

@@ -1,0 +1,1 @@
+CREATE INDEX `dkim_selectors_audit_idx` ON `dkim_selectors` (`status`,`key_first_seen_at`);
