@@ -87,6 +87,8 @@ export async function startDohServer({ zone, delayMs = 20, ttl = 300, port = 0 }
     url: `http://127.0.0.1:${actual}/dns-query`,
     log,
     reset: () => log.splice(0),
+    /** Publishes (or replaces) a name's records while the server runs. */
+    set: (name, records) => map.set(norm(name), records),
     stop: () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(resolve); }),
   };
 }
