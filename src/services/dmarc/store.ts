@@ -35,8 +35,8 @@ const STATEMENTS_PER_BATCH = 10;
 
 type RowTuple = [string, string, string | null, string | null, 0 | 1, 0 | 1, string | null, string | null, string | null, string | null, string | null, number];
 
-function rowChunks(parsed: ParsedReport): string[] {
-  const chunks: string[] = [];
+/** Yields the rows as JSON chunks one at a time, so that only the chunks of one batch are in memory. */
+function* rowChunks(parsed: ParsedReport): Generator<string> {
   let parts: string[] = [];
   let size = 0;
   for (const r of parsed.rows) {
@@ -48,15 +48,14 @@ function rowChunks(parsed: ParsedReport): string[] {
     ];
     const j = JSON.stringify(t);
     if (size + j.length > CHUNK_JSON_BYTES && parts.length > 0) {
-      chunks.push(`[${parts.join(",")}]`);
+      yield `[${parts.join(",")}]`;
       parts = [];
       size = 0;
     }
     parts.push(j);
     size += j.length + 1;
   }
-  if (parts.length > 0) chunks.push(`[${parts.join(",")}]`);
-  return chunks;
+  if (parts.length > 0) yield `[${parts.join(",")}]`;
 }
 
 const col = (i: number) => sql.raw(`json_extract(value, '$[${i}]')`);
@@ -97,11 +96,11 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
     throw error;
   }
 
-  const rowStatements: BatchItem<"sqlite">[] = rowChunks(parsed).map((json) => db.run(sql`INSERT INTO dmarc_rows
+  const insertChunk = (json: string): BatchItem<"sqlite"> => db.run(sql`INSERT INTO dmarc_rows
     (report_id, domain_id, day, source_ip, header_from, disposition, dkim_aligned, spf_aligned,
      dkim_domain, dkim_selector, dkim_result, spf_domain, spf_result, messages)
     SELECT ${reportRowId}, ${target.id}, ${col(0)}, ${col(1)}, ${col(2)}, ${col(3)}, ${col(4)}, ${col(5)},
-      ${col(6)}, ${col(7)}, ${col(8)}, ${col(9)}, ${col(10)}, ${col(11)} FROM json_each(${json})`));
+      ${col(6)}, ${col(7)}, ${col(8)}, ${col(9)}, ${col(10)}, ${col(11)} FROM json_each(${json})`);
 
   // Everything that must land together with "complete": the last row chunk(s), evidence, event, alert.
   const domainRef = { id: target.id, name: target.name };
@@ -121,12 +120,16 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
   ];
 
   try {
-    const early = rowStatements.slice(0, Math.max(0, rowStatements.length - 1));
-    for (let i = 0; i < early.length; i += STATEMENTS_PER_BATCH) {
-      const part = early.slice(i, i + STATEMENTS_PER_BATCH);
-      await runBatch(svc.env.DB, part);
+    // The last chunk is held back to land in the same transaction as "complete".
+    const pending: BatchItem<"sqlite">[] = [];
+    let last: BatchItem<"sqlite"> | null = null;
+    for (const json of rowChunks(parsed)) {
+      if (last) pending.push(last);
+      last = insertChunk(json);
+      if (pending.length === STATEMENTS_PER_BATCH) await runBatch(svc.env.DB, pending.splice(0));
     }
-    await runBatch(svc.env.DB, [...rowStatements.slice(-1), ...closing]);
+    if (pending.length > 0) await runBatch(svc.env.DB, pending.splice(0));
+    await runBatch(svc.env.DB, [...(last ? [last] : []), ...closing]);
   } catch (error) {
     // Best effort: remove the half-written report now; if this fails too, the processing row is
     // ignored by analytics and replaced by the next copy once stale.
