@@ -1,5 +1,6 @@
 // Test helpers for the DKIM tool routes: typed calls, generated keys via the API, zone_file parsing, independent hashing. No real I/O.
 import { expect } from "vitest";
+import { SAMPLE } from "../../../src/core/dkim/testdata/helpers";
 import { call, json } from "../../support/api";
 
 export interface KeyPair {
@@ -62,17 +63,5 @@ export const pTag = (record: string): string => /(?:^|;)\s*p=([^;]*)/.exec(recor
 
 export const pemDer = (pem: string): Uint8Array => b64(pem.replace(/-----[^-]+-----/g, "").replace(/\s+/g, ""));
 
-export const MESSAGE = [
-  "From: Alice <alice@example.com>",
-  "To: Bob <bob@example.net>",
-  "Subject: Quarterly numbers",
-  "Date: Sun, 01 Mar 2026 11:59:00 +0000",
-  "Message-ID: <abc123@example.com>",
-  "MIME-Version: 1.0",
-  "Content-Type: text/plain; charset=utf-8",
-  "",
-  "Hello Bob,",
-  "",
-  "The numbers are attached.  Regards,   Alice",
-  "",
-].join("\r\n");
+/** The same sample message the DKIM core tests sign. */
+export const MESSAGE = SAMPLE;
