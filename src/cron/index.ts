@@ -13,17 +13,13 @@ export const DAILY = "17 3 * * *";
 export async function handleScheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
   const jobs: Array<() => Promise<unknown>> = [];
   if (controller.cron === EVERY_MINUTE) {
-    // due checks, event outbox sweep, delivery retry sweep
-    jobs.push(() => dueChecksJob(env));
-    jobs.push(() => outboxSweepJob(env), () => retrySweepJob(env));
+    jobs.push(() => dueChecksJob(env), () => outboxSweepJob(env), () => retrySweepJob(env));
   } else if (controller.cron === DAILY) {
-    // DKIM key audit, retention
-    jobs.push(() => dkimAuditJob(env));
-    jobs.push(() => retentionChecksJob(env));
-    jobs.push(() => deliveriesRetentionJob(env));
+    jobs.push(() => dkimAuditJob(env), () => retentionChecksJob(env), () => deliveriesRetentionJob(env));
   } else {
     throw new Error(`unknown cron ${controller.cron}`);
   }
+  // Jobs are independent: one failing never stops the others.
   const results = await Promise.allSettled(jobs.map((job) => job()));
   for (const r of results) if (r.status === "rejected") console.error(JSON.stringify({ level: "error", cron: controller.cron, error: String(r.reason) }));
 }
