@@ -12,8 +12,6 @@ import {
 let stub: DohStub | null = null;
 let capture: ReturnType<typeof captureChecks> | null = null;
 afterEach(() => {
-  stub?.restore();
-  stub = null;
   capture?.restore();
   capture = null;
 });

@@ -55,6 +55,13 @@ interface FaultRule {
 const norm = (name: string): string => name.toLowerCase().replace(/\.$/, "");
 const DNS_MESSAGE = { "content-type": "application/dns-message" };
 
+/** Stubs still installed; test/setup.ts restores them after every test, so no file needs its own afterEach. */
+const installed = new Set<DohStub>();
+
+export function restoreDohStubs(): void {
+  for (const stub of installed) stub.restore();
+}
+
 export function installDohStub(zone: StubZone, opts: DohStubOptions = {}): DohStub {
   const queries: StubQuery[] = [];
   const faults = new Map<string, FaultRule[]>();
@@ -95,16 +102,21 @@ export function installDohStub(zone: StubZone, opts: DohStubOptions = {}): DohSt
     return new Response(bytes.value, { headers: DNS_MESSAGE });
   });
 
-  return {
+  const stub: DohStub = {
     queries,
     spy,
-    restore: () => spy.mockRestore(),
+    restore: () => {
+      spy.mockRestore();
+      installed.delete(stub);
+    },
     setFault(name, type, fault, o = {}) {
       const key = `${norm(name)} ${type.toUpperCase()}`;
       if (fault === null) faults.delete(key);
       else faults.set(key, [...(faults.get(key) ?? []), { fault, endpoint: o.endpoint, remaining: o.times ?? Infinity }]);
     },
   };
+  installed.add(stub);
+  return stub;
 }
 
 function lookup(zone: StubZone, name: string): StubRecords | "nxdomain" | undefined {

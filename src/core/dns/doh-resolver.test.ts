@@ -1,5 +1,5 @@
 // Tests of DohResolver against the RFC 8484 stub: fallback, verdicts, de-duplication, cache, CNAMEs.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type DohStub, type DohStubOptions, installDohStub, type StubFault, type StubZone } from "../../../test/support/doh-stub";
 import { DohResolver, globalFetch, parseResolverList } from "./doh-resolver";
 import { CAPTURED_CNAME_A, DKIM_KEY } from "./testdata";
@@ -23,7 +23,6 @@ for (let i = 0; i < 10; i++) zone[`hop${i}.example.com`] = { CNAME: `hop${i + 1}
 zone["hop10.example.com"] = { TXT: ["end"] };
 
 let stub: DohStub | undefined;
-afterEach(() => stub?.restore());
 const setup = (opts: DohStubOptions = {}, r: Partial<ConstructorParameters<typeof DohResolver>[0]> = {}) => {
   stub = installDohStub(zone, opts);
   return { stub, resolver: new DohResolver({ endpoints: [A, B], fetch: globalFetch, timeoutMs: 50, ...r }) };

@@ -1,10 +1,9 @@
 // Tests of the shared DoH test stub (test/support/doh-stub.ts) that route tests rely on.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type DohStub, installDohStub } from "../../../test/support/doh-stub";
 import { decodeResponse, encodeQuery, TYPE } from "./wire";
 
 let stub: DohStub | undefined;
-afterEach(() => stub?.restore());
 
 const query = (name: string, type: "A" | "TXT" | "MX"): Uint8Array => {
   const q = encodeQuery(name, type);

@@ -7,7 +7,7 @@ import { installDohStub, type DohStub, type StubZone } from "../../support/doh-s
 let team: TestTeam;
 let stub: DohStub | null = null;
 beforeAll(async () => { team = await makeTeam(); });
-afterEach(() => { stub?.restore(); stub = null; vi.restoreAllMocks(); });
+afterEach(() => vi.restoreAllMocks());
 
 const RSA = RFC8463_KEYS["test._domainkey.football.example.com"];
 const ED = RFC8463_KEYS["brisbane._domainkey.football.example.com"];

@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { signMessage } from "../../../src/core/dkim";
 import { RFC8463_KEYS, RFC8463_MESSAGE } from "../../../src/core/dkim/testdata/rfc8463";
 import { call, json, makeTeam, type TestTeam } from "../../support/api";
@@ -8,7 +8,6 @@ import { generate, MESSAGE, verify, zoneStrings, type KeyPair } from "./helpers"
 let team: TestTeam;
 let stub: DohStub | null = null;
 beforeAll(async () => { team = await makeTeam(); });
-afterEach(() => { stub?.restore(); stub = null; });
 
 const rfcZone = (): StubZone => Object.fromEntries(Object.entries(RFC8463_KEYS).map(([k, v]) => [k, { TXT: [v] }]));
 

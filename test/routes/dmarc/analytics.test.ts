@@ -1,6 +1,6 @@
 // GET /domains/{domain}/dmarc: numbers checked against hand-computed totals, sender identification, advice, security.
 import { env } from "cloudflare:workers";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { enforcementAdvice, suggestedRecord } from "../../../src/services/dmarc/advice";
 import { senderByPtr } from "../../../src/services/dmarc/sender-table";
 import { call, json, makeTeam, type TestTeam } from "../../support/api";
@@ -55,7 +55,6 @@ beforeAll(async () => {
   await env.DB.prepare("INSERT INTO dmarc_rows (report_id, domain_id, day, source_ip, dkim_aligned, spf_aligned, messages) VALUES (?, ?, ?, '192.0.2.99', 1, 1, 999)").bind(p?.id, d.id, dayOf(day0(2))).run();
 });
 
-afterEach(() => stub?.restore());
 
 async function get(path: string, token = team.full): Promise<Response> {
   return call(path, { token });

@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { alerts as alertsTable, dkimSelectors, dmarcReports, dmarcRows } from "../../../src/db/schema";
 import { call, json, makeTeam, type TestTeam, unique } from "../../support/api";
@@ -11,7 +11,6 @@ let team: TestTeam;
 let other: TestTeam;
 let stub: DohStub | null = null;
 beforeAll(async () => { [team, other] = await Promise.all([makeTeam(), makeTeam()]); });
-afterEach(() => { stub?.restore(); stub = null; });
 
 const base = (id: number) => `/api/v1/domains/${id}/dkim`;
 const add = (id: number, selector: unknown, token = team.full) => call(`${base(id)}/selectors`, { method: "POST", token, body: { selector } });

@@ -8,8 +8,6 @@ import { addDomain, captureChecks, eventsOf, markVerified, newDomainName, zoneFo
 let stub: DohStub | null = null;
 let capture: ReturnType<typeof captureChecks> | null = null;
 afterEach(() => {
-  stub?.restore();
-  stub = null;
   capture?.restore();
   capture = null;
 });

@@ -10,11 +10,7 @@ let stub: DohStub | null = null;
 beforeAll(async () => {
   team = await makeTeam();
 });
-afterEach(() => {
-  stub?.restore();
-  stub = null;
-  vi.restoreAllMocks();
-});
+afterEach(() => vi.restoreAllMocks());
 
 describe("GET /api/v1/intel/domain", () => {
   it("summarises a well-configured domain from live DNS", async () => {

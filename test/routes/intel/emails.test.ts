@@ -28,11 +28,7 @@ let stub: DohStub | null = null;
 beforeAll(async () => {
   team = await makeTeam();
 });
-afterEach(() => {
-  stub?.restore();
-  stub = null;
-  vi.restoreAllMocks();
-});
+afterEach(() => vi.restoreAllMocks());
 
 const one = async (email: string, token = team.full) => call(`/api/v1/intel/email?email=${encodeURIComponent(email)}`, { token });
 const batch = async (emails: unknown, token = team.full) => call("/api/v1/intel/emails", { method: "POST", token, body: { emails } });

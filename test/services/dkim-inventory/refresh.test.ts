@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Resolver } from "../../../src/core/dns/types";
 import { refreshDkimInventory } from "../../../src/services/dkim-inventory/refresh";
 import { installDohStub, type DohStub, type StubZone } from "../../support/doh-stub";
@@ -12,7 +12,6 @@ const GOOGLE = { mxHosts: ["aspmx.l.google.com"], spfIncludes: ["_spf.google.com
 let teamId: number;
 let stub: DohStub | null = null;
 beforeAll(async () => { teamId = (await makeTeam()).id; });
-afterEach(() => { stub?.restore(); stub = null; });
 
 describe("refreshDkimInventory", () => {
   it("walks a selector through discovery, rotation, record change, temperror, revocation and removal", async () => {
