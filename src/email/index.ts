@@ -26,9 +26,16 @@ export function reportPart(email: { attachments: Attachment[]; text?: string }):
   return null;
 }
 
-export async function handleEmail(message: ForwardableEmailMessage, env: Env, _ctx: ExecutionContext, svcOverride?: Services): Promise<void> {
+/**
+ * The exported handler takes exactly what the runtime passes (message, env, ctx): workerd calls it
+ * over RPC and refuses a handler whose arity differs. Nothing else may be added to this signature.
+ */
+export async function handleEmail(message: ForwardableEmailMessage, env: Env, _ctx: ExecutionContext): Promise<void> {
+  return receiveReportMail(createServices(env), message);
+}
+
+export async function receiveReportMail(svc: Services, message: ForwardableEmailMessage): Promise<void> {
   if (message.rawSize > MAX_MESSAGE_BYTES) return message.setReject(`Message too large (limit ${MAX_MESSAGE_BYTES} bytes).`);
-  const svc = svcOverride ?? createServices(env);
   const target = await domainForRecipient(svc, message.to);
   if (target === null) return message.setReject("Unknown recipient.");
   let part: Uint8Array | null;

@@ -78,6 +78,9 @@ describe("email handler", () => {
     const m = fakeMessage(d.address, mime(d.address, { name: "r.xml", type: "text/xml", bytes: enc(xmlFor(d, 6)) }));
     const ctx = createExecutionContext();
     expect(worker.email).toBe(handleEmail);
+    // workerd calls exported handlers over RPC and refuses one whose arity is not (message, env, ctx).
+    expect(worker.email.length, "exported email handler arity").toBe(3);
+    for (const name of ["fetch", "queue", "scheduled"] as const) expect((worker[name] as (...a: unknown[]) => unknown).length, name).toBeLessThanOrEqual(3);
     await worker.email(m.message, env, ctx);
     expect(m.rejected()).toBeNull();
     expect((await stored(d.id)).messages).toBe(6);
