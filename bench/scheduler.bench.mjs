@@ -32,7 +32,7 @@ export default async function run() {
   const { mf, db, checks, deliveries } = await setup();
   try {
     const { createServices } = await import("../src/services.ts");
-    const { runDueChecks } = await import("../src/cron/due-checks.ts");
+    const { runDueChecks } = await import("../src/services/checks/due.ts");
     const now = Date.now();
     await seed(db, DOMAINS, now - 3_600_000);
     let sendBatchCalls = 0;

@@ -6,6 +6,7 @@ import type { Clock, HttpFetch } from "./core/types";
 import { type Db, createDb } from "./db/client";
 import type { RateDecision, RateLimits } from "./durable-objects/rate-limiter";
 import type { Env } from "./env";
+import { type QueueProducer, queueProducer } from "./services/enqueue";
 
 export interface RateLimiterPort {
   hit(teamId: number, limits: RateLimits): Promise<RateDecision>;
@@ -18,6 +19,8 @@ export interface Services {
   config: Config;
   clock: Clock;
   rateLimiter: RateLimiterPort;
+  /** The only way services put work on a queue (src/services/enqueue.ts). */
+  enqueue: QueueProducer;
   /** Outbound HTTPS (MTA-STS policies, BIMI assets, RDAP, webhook deliveries). */
   fetch: HttpFetch;
   /** A fresh resolver: its cache and query count live as long as one check or one request. */
@@ -38,6 +41,7 @@ export function createServices(env: Env, overrides: Partial<Services> = {}): Ser
       hit: (teamId, limits) => stub(teamId).hit(limits),
       usage: (teamId) => stub(teamId).usage(),
     },
+    enqueue: queueProducer(env),
     fetch: globalFetch,
     createResolver: () => new DohResolver({ endpoints: config.dohResolvers, fetch: globalFetch }),
     ...overrides,

@@ -1,25 +1,41 @@
-// Cron entry point (wrangler.toml [triggers]): every minute, and daily at 03:17 UTC.
+// Cron entry point (wrangler.toml [triggers]): each schedule maps to its jobs in one table, and
+// each job is a thin adapter over one service verb. An unknown cron expression throws.
 import type { Env } from "../env";
-import { dkimAuditJob } from "./dkim-audit";
-import { dueChecksJob } from "./due-checks";
-import { retentionChecksJob } from "./retention-checks";
-import { outboxSweepJob } from "./outbox-sweep";
-import { deliveriesRetentionJob } from "./retention-deliveries";
-import { retrySweepJob } from "./retry-sweep";
+import { createServices, type Services } from "../services";
+import { runDueChecks } from "../services/checks/due";
+import { pruneChecks } from "../services/checks/retention";
+import { runDkimAudit } from "../services/dkim-inventory/audit";
+import { purgeDeliveries, sweepOutbox, sweepRetries } from "../services/webhooks/sweeps";
 
 export const EVERY_MINUTE = "* * * * *";
 export const DAILY = "17 3 * * *";
 
-export async function handleScheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
-  const jobs: Array<() => Promise<unknown>> = [];
-  if (controller.cron === EVERY_MINUTE) {
-    jobs.push(() => dueChecksJob(env), () => outboxSweepJob(env), () => retrySweepJob(env));
-  } else if (controller.cron === DAILY) {
-    jobs.push(() => dkimAuditJob(env), () => retentionChecksJob(env), () => deliveriesRetentionJob(env));
-  } else {
-    throw new Error(`unknown cron ${controller.cron}`);
-  }
+export interface CronJob {
+  name: string;
+  run(svc: Services): Promise<unknown>;
+}
+
+/** Every schedule declared in wrangler.toml, and the jobs it runs. Tests check the two agree. */
+export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
+  [EVERY_MINUTE]: [
+    { name: "due-checks", run: (svc) => runDueChecks(svc) },
+    { name: "outbox-sweep", run: sweepOutbox },
+    { name: "retry-sweep", run: sweepRetries },
+  ],
+  [DAILY]: [
+    { name: "dkim-audit", run: (svc) => runDkimAudit(svc) },
+    { name: "checks-retention", run: pruneChecks },
+    { name: "deliveries-retention", run: purgeDeliveries },
+  ],
+};
+
+export async function handleScheduled(controller: ScheduledController, env: Env, _ctx: ExecutionContext): Promise<void> {
+  const jobs = SCHEDULES[controller.cron];
+  if (!jobs) throw new Error(`unknown cron ${controller.cron}`);
+  const svc = createServices(env);
   // Jobs are independent: one failing never stops the others.
-  const results = await Promise.allSettled(jobs.map((job) => job()));
-  for (const r of results) if (r.status === "rejected") console.error(JSON.stringify({ level: "error", cron: controller.cron, error: String(r.reason) }));
+  const results = await Promise.allSettled(jobs.map((job) => job.run(svc)));
+  results.forEach((r, i) => {
+    if (r.status === "rejected") console.error(JSON.stringify({ level: "error", cron: controller.cron, job: jobs[i]?.name, error: String(r.reason) }));
+  });
 }

@@ -1,5 +1,5 @@
 // Consumer of emailauth-checks (one check per message, ack or retry each on its own) and of its dead-letter queue. Does I/O.
-import { CheckMessage } from "./messages";
+import { CheckMessage } from "../services/messages";
 import type { Services } from "../services";
 import { runCheck } from "../services/checks/run-check";
 

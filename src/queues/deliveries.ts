@@ -5,7 +5,7 @@ import type { Env } from "../env";
 import { createServices, type Services } from "../services";
 import { deliverOne } from "../services/webhooks/deliver";
 import { fanOutEvent } from "../services/webhooks/fanout";
-import { DeliveryMessage } from "./messages";
+import { DeliveryMessage } from "../services/messages";
 
 export async function handleDeliveryMessage(svc: Services, body: unknown): Promise<void> {
   const parsed = DeliveryMessage.safeParse(body);

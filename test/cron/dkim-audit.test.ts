@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { handleScheduled } from "../../src/cron";
-import { runDkimAudit } from "../../src/cron/dkim-audit";
+import { runDkimAudit } from "../../src/services/dkim-inventory/audit";
 import { dkimSelectors } from "../../src/db/schema";
 import { makeTeam } from "../support/api";
 import { eventsOf, insertDomain, services } from "../services/dkim-inventory/helpers";

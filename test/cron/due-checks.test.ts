@@ -3,8 +3,8 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { env } from "cloudflare:workers";
 import { handleScheduled } from "../../src/cron";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { runDueChecks } from "../../src/cron/due-checks";
-import { pruneChecks } from "../../src/cron/retention-checks";
+import { runDueChecks } from "../../src/services/checks/due";
+import { pruneChecks } from "../../src/services/checks/retention";
 import { CHECK_LEASE_MS } from "../../src/services/checks/schedule";
 import { makeTeam } from "../support/api";
 import { addDomain, captureChecks, clockedServices, markVerified } from "../routes/domains/fixtures";

@@ -3,7 +3,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { alerts, domains } from "../../db/schema";
 import { notFound } from "../../lib/errors";
 import type { Services } from "../../services";
-import { publishEvents } from "../events/emit";
+import { commit } from "../commit";
 import { buildConditionalEvent } from "./conditional-event";
 import { alertView, type AlertView } from "./list-alerts";
 
@@ -22,13 +22,12 @@ export async function resolveAlert(svc: Services, teamId: number, alertId: numbe
     domain: a.domainId !== null && found.domain !== null ? { id: a.domainId, name: found.domain } : null,
     data: { alert: { id: a.id, kind: a.kind, subject: a.subject, severity: a.severity, title: a.title, resolved_at: now.toISOString() } },
   }, now, { from: sql`alerts`, where: sql`alerts.id = ${a.id} AND alerts.resolved_at IS NULL` });
-  const [, updated] = await svc.db.batch([
+  const [, updated] = await commit(svc, [
     event.statement,
     svc.db.update(alerts).set({ resolvedAt: now, updatedAt: now })
       .where(and(eq(alerts.id, a.id), eq(alerts.teamId, teamId), isNull(alerts.resolvedAt))).returning(),
-  ]);
+  ], ([, rows]) => (rows.length > 0 ? [event.id] : []));
   const row = updated[0];
-  if (row) await publishEvents(svc, [event.id]);
   const fresh = row ?? (await svc.db.query.alerts.findFirst({ where: eq(alerts.id, a.id) })) ?? a;
   return alertView(fresh, found.domain);
 }

@@ -1,18 +1,18 @@
 // One check of one domain (pipelines.md §1): all DNS/RDAP first, then ONE D1 batch with the check, diffs, events, alerts and schedule. Does I/O.
 import { eq } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import { analyzeDomain } from "../../core/posture/analyze-domain";
 import { diffPostures } from "../../core/posture/diff";
 import type { PartStatus } from "../../core/posture/types";
 import { checks, diffs, domains, teams } from "../../db/schema";
 import { DAY_MS } from "../../lib/time";
-import type { CheckMessage } from "../../queues/messages";
 import type { Services } from "../../services";
 import { openAlertKeys, upsertAlerts } from "../alerts/raise";
+import { commit, commitAll, type Statement } from "../commit";
 import type { AlertDraft } from "../alerts/types";
 import { refreshDkimInventory } from "../dkim-inventory/refresh";
 import { domainRef, reportAddress } from "../domains/views";
-import { buildEvent, type EventDraft, publishEvents } from "../events/emit";
+import { buildEvent, type EventDraft } from "../events/emit";
+import type { CheckMessage } from "../messages";
 import { registrationExpiry } from "../rdap/expiry";
 import { changeAlerts, changeEvents, dkimChanges, expiryAlert, fieldText } from "./changes";
 import { mergePosture, type StoredPosture } from "./carry-over";
@@ -60,7 +60,7 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
 
   // ---- Every resolver failed: record a failed check and retry sooner; nothing else changes.
   if (CORE_PARTS.every((p) => analysis.snapshot[p]?.status === "temperror")) {
-    await db.batch([
+    await commit(svc, [
       db.insert(checks).values({
         id: msg.check_id, domainId: domain.id, status: "failed", trigger: msg.trigger, queries: analysis.queries,
         durationMs, error: "every DNS lookup failed (temperror)", createdAt: now,
@@ -98,7 +98,7 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   const alertUpserts = upsertAlerts(db, alertDrafts, now, alertDrafts.length > 0 ? await openAlertKeys(db, domain.teamId, domain.id) : new Set());
 
   const built = events.map((e) => buildEvent(db, e, now));
-  const statements: BatchItem<"sqlite">[] = [
+  const statements: Statement[] = [
     db.insert(checks).values({
       id: msg.check_id, domainId: domain.id, status: "completed", trigger: msg.trigger, score: merged.score, grade: merged.grade,
       dmarcPolicy: merged.dmarcPolicy, posture: merged.stored, staleParts: merged.stale, queries: analysis.queries, durationMs, createdAt: now,
@@ -117,8 +117,7 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
     }).where(eq(domains.id, domain.id)),
   ];
   // D1 batch = one transaction: a concurrent redelivery fails on the checks primary key and changes nothing.
-  await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   const eventIds = [...built.map((b) => b.id), ...alertUpserts.eventIds];
-  await publishEvents(svc, eventIds);
+  await commitAll(svc, statements, eventIds);
   return { recorded: true, status: "completed", checkId: msg.check_id, changes: changes.length, eventIds };
 }

@@ -4,24 +4,20 @@ import type { Plan } from "../../db/schema";
 import { randomId } from "../../lib/crypto";
 import { PLAN_LIMITS } from "../../lib/plans";
 import { HOUR_MS } from "../../lib/time";
-import type { CheckMessage } from "../../queues/messages";
+import type { CheckMessage } from "../messages";
 import type { Services } from "../../services";
 
 /** A claimed domain's next_check_at moves this far ahead; the consumer then sets the real next time. */
 export const CHECK_LEASE_MS = 10 * 60_000;
 /** A check in which every lookup failed is retried after this long instead of the plan interval. */
 export const FAILED_RETRY_MS = 15 * 60_000;
-/** sendBatch takes at most 100 messages per call. */
-export const SEND_BATCH_MAX = 100;
 
 export const checkIntervalMs = (plan: Plan) => PLAN_LIMITS[plan].check_interval_hours * HOUR_MS;
 
 export const newCheckId = () => randomId("chk", 24);
 
 export async function enqueueChecks(svc: Services, messages: CheckMessage[]): Promise<number> {
-  for (let i = 0; i < messages.length; i += SEND_BATCH_MAX) {
-    await svc.env.CHECKS_QUEUE.sendBatch(messages.slice(i, i + SEND_BATCH_MAX).map((body) => ({ body })));
-  }
+  await svc.enqueue.checks(messages);
   return messages.length;
 }
 

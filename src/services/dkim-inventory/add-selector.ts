@@ -6,7 +6,8 @@ import { validationFailed } from "../../lib/errors";
 import type { Services } from "../../services";
 import { openAlertKeys, upsertAlerts } from "../alerts/raise";
 import { getDomainInTeam } from "../domains/get-domain";
-import { buildEvent, publishEvents } from "../events/emit";
+import { commitAll } from "../commit";
+import { buildEvent } from "../events/emit";
 import { selectorView, type SelectorView } from "./present";
 import { findSelector, keyHistory } from "./queries";
 import { planSelector } from "./transition";
@@ -43,10 +44,6 @@ export async function addDkimSelector(svc: Services, teamId: number, domainId: n
   const plan = planSelector({ db: svc.db, domain, selector, row, entry, now, source: "manual" });
   const built = plan.events.map((e) => buildEvent(svc.db, e, now));
   const alerts = plan.alert ? upsertAlerts(svc.db, [plan.alert], now, await openAlertKeys(svc.db, domain.teamId, domain.id)) : { statements: [], eventIds: [] };
-  const [first, ...rest] = [...plan.statements, ...built.map((b) => b.statement), ...alerts.statements];
-  if (first) {
-    await svc.db.batch([first, ...rest]);
-    await publishEvents(svc, [...built.map((b) => b.id), ...alerts.eventIds]);
-  }
+  await commitAll(svc, [...plan.statements, ...built.map((b) => b.statement), ...alerts.statements], [...built.map((b) => b.id), ...alerts.eventIds]);
   return { created: true, selector: await view() };
 }

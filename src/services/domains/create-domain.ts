@@ -6,7 +6,7 @@ import { randomBase62 } from "../../lib/crypto";
 import { conflict, validationFailed } from "../../lib/errors";
 import type { Services } from "../../services";
 import { buildConditionalEvent } from "../alerts/conditional-event";
-import { publishEvents } from "../events/emit";
+import { commit } from "../commit";
 import type { DomainRow } from "./get-domain";
 
 export interface CreateDomainInput {
@@ -35,13 +35,12 @@ export async function createDomain(svc: Services, teamId: number, input: CreateD
   });
   let row: DomainRow | undefined;
   try {
-    const [inserted] = await svc.db.batch([insert, event.statement]);
+    const [inserted] = await commit(svc, [insert, event.statement], [event.id]);
     row = inserted[0];
   } catch (e) {
     if (isUniqueViolation(e)) throw conflict(`${name.value} is already in this team.`);
     throw e;
   }
   if (!row) throw new Error("domain insert returned no row");
-  await publishEvents(svc, [event.id]);
   return row;
 }

@@ -2,7 +2,8 @@
 import { and, eq } from "drizzle-orm";
 import { domains } from "../../db/schema";
 import type { Services } from "../../services";
-import { buildEvent, publishEvents } from "../events/emit";
+import { commit } from "../commit";
+import { buildEvent } from "../events/emit";
 import { getDomainInTeam } from "./get-domain";
 import { domainRef } from "./views";
 
@@ -11,9 +12,8 @@ export async function deleteDomain(svc: Services, teamId: number, domainId: numb
   const now = svc.clock.now();
   // events.domain_id has no foreign key, so the event outlives the row it describes.
   const event = buildEvent(svc.db, { type: "domain.deleted", teamId, domain: domainRef(domain), data: {} }, now);
-  await svc.db.batch([
+  await commit(svc, [
     event.statement,
     svc.db.delete(domains).where(and(eq(domains.id, domain.id), eq(domains.teamId, teamId))),
-  ]);
-  await publishEvents(svc, [event.id]);
+  ], [event.id]);
 }

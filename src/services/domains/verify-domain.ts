@@ -5,7 +5,7 @@ import { dependencyUnavailable } from "../../lib/errors";
 import type { Services } from "../../services";
 import { buildConditionalEvent } from "../alerts/conditional-event";
 import { CHECK_LEASE_MS, enqueueChecks, newCheckId } from "../checks/schedule";
-import { publishEvents } from "../events/emit";
+import { commit } from "../commit";
 import { type DomainRow, getDomainInTeam } from "./get-domain";
 import { domainRef, verificationRecord } from "./views";
 
@@ -38,14 +38,13 @@ export async function verifyDomain(svc: Services, teamId: number, domainId: numb
   const event = buildConditionalEvent(svc.db, {
     type: "domain.verified", teamId, domain: domainRef(domain), data: { verified_at: now.toISOString(), check_id: checkId },
   }, now, { where: sql`EXISTS (SELECT 1 FROM domains WHERE id = ${domain.id} AND verified = 0)` });
-  const [, updated] = await svc.db.batch([
+  const [, updated] = await commit(svc, [
     event.statement,
     svc.db.update(domains).set({ verified: true, verifiedAt: now, nextCheckAt: new Date(now.getTime() + CHECK_LEASE_MS) })
       .where(and(eq(domains.id, domain.id), eq(domains.teamId, teamId), eq(domains.verified, false))).returning(),
-  ]);
+  ], ([, rows]) => (rows.length > 0 ? [event.id] : []));
   const row = updated[0];
   if (row) {
-    await publishEvents(svc, [event.id]);
     // A lost enqueue is not fatal: the lease on next_check_at expires and the cron tick schedules the check.
     await enqueueChecks(svc, [{ domain_id: domain.id, check_id: checkId, trigger: "verify" }])
       .catch((e: unknown) => console.warn(JSON.stringify({ level: "warn", msg: "first check enqueue failed", domain_id: domain.id, error: String(e) })));

@@ -4,7 +4,6 @@ import { randomId } from "../../lib/crypto";
 import { events } from "../../db/schema";
 import type { Db } from "../../db/client";
 import type { Services } from "../../services";
-import type { DeliveryMessage } from "../../queues/messages";
 
 export const API_VERSION = "2026-10-10";
 
@@ -62,12 +61,14 @@ export function buildEvent(db: Db, draft: EventDraft, now: Date) {
   return { id, payload, statement };
 }
 
-/** After the batch has committed: one fan-out nudge per event. A lost nudge is recovered by the outbox sweep. */
-export async function publishEvents(svc: Services, ids: string[]): Promise<void> {
+/**
+ * After the batch has committed: one fan-out nudge per event. A lost nudge is recovered by the
+ * outbox sweep. Callers use commit() (src/services/commit.ts), which calls this after the batch.
+ */
+export async function publishEvents(svc: Services, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  const messages: { body: DeliveryMessage }[] = ids.map((id) => ({ body: { kind: "fanout", event_id: id } }));
   try {
-    for (let i = 0; i < messages.length; i += 100) await svc.env.DELIVERIES_QUEUE.sendBatch(messages.slice(i, i + 100));
+    await svc.enqueue.deliveries(ids.map((id) => ({ kind: "fanout", event_id: id })));
   } catch (error) {
     console.warn(JSON.stringify({ level: "warn", msg: "fan-out enqueue failed; the outbox sweep will retry", error: String(error) }));
   }

@@ -2,7 +2,6 @@
 // then one deliver message per new row. Idempotent. Does I/O (D1, queue).
 import { and, eq } from "drizzle-orm";
 import { deliveries, events, webhookEndpoints } from "../../db/schema";
-import type { DeliveryMessage } from "../../queues/messages";
 import type { Services } from "../../services";
 import type { EndpointRow } from "./views";
 
@@ -57,10 +56,10 @@ export async function fanOutEvent(svc: Services, eventId: string): Promise<FanOu
 }
 
 /** One deliver message per row, in batches of 100; a lost send is recovered by the retry sweep. */
-export async function enqueueDeliveries(svc: Services, ids: number[]): Promise<void> {
-  const messages: { body: DeliveryMessage }[] = ids.map((id) => ({ body: { kind: "deliver", delivery_id: id } }));
+export async function enqueueDeliveries(svc: Services, ids: number[], delaySeconds = 0): Promise<void> {
+  if (ids.length === 0) return;
   try {
-    for (let i = 0; i < messages.length; i += 100) await svc.env.DELIVERIES_QUEUE.sendBatch(messages.slice(i, i + 100));
+    await svc.enqueue.deliveries(ids.map((id) => ({ kind: "deliver", delivery_id: id })), { delaySeconds });
   } catch (error) {
     console.warn(JSON.stringify({ level: "warn", msg: "deliver enqueue failed; the retry sweep will resend", error: String(error) }));
   }

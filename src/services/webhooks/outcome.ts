@@ -3,9 +3,9 @@
 import { and, eq, sql } from "drizzle-orm";
 import { nextRetryDelaySeconds, queueHops, type Classification } from "../../core/webhooks";
 import { deliveries, webhookEndpoints } from "../../db/schema";
-import type { DeliveryMessage } from "../../queues/messages";
 import type { Services } from "../../services";
 import { notifyOwner } from "../notifications/notify-owner";
+import { enqueueDeliveries } from "./fanout";
 import type { DeliveryRow, EndpointRow } from "./views";
 
 /** Spec §6 Delivery rules 4: the 20th failed delivery in a row disables the endpoint. */
@@ -101,14 +101,8 @@ function endpointUpdate(svc: Services, id: number, verdict: Classification, now:
 }
 
 /** Enqueues a delivery attempt; a lost send is recovered by the retry sweep. */
-export async function sendDeliver(svc: Services, deliveryId: number, delaySeconds: number): Promise<void> {
-  const body: DeliveryMessage = { kind: "deliver", delivery_id: deliveryId };
-  try {
-    await svc.env.DELIVERIES_QUEUE.send(body, delaySeconds > 0 ? { delaySeconds } : undefined);
-  } catch (error) {
-    console.warn(JSON.stringify({ level: "warn", msg: "delivery enqueue failed; the retry sweep will resend", delivery_id: deliveryId, error: String(error) }));
-  }
-}
+export const sendDeliver = (svc: Services, deliveryId: number, delaySeconds: number): Promise<void> =>
+  enqueueDeliveries(svc, [deliveryId], delaySeconds);
 
 async function noticeDisabled(svc: Services, e: EndpointRow): Promise<void> {
   try {

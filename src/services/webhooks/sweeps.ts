@@ -1,7 +1,6 @@
 // Cron work for webhooks: the outbox sweep (lost fan-out nudges), the retry sweep (lost or stuck
 // deliver messages) and the 30-day retention of the delivery log. Does I/O (D1, queue).
 import { sql } from "drizzle-orm";
-import type { DeliveryMessage } from "../../queues/messages";
 import type { Services } from "../../services";
 import { DAY_MS } from "../../lib/time";
 import { enqueueDeliveries } from "./fanout";
@@ -17,8 +16,7 @@ export async function sweepOutbox(svc: Services): Promise<number> {
   const rows = await svc.db.all<{ id: string }>(sql`
     SELECT id FROM events WHERE fanned_out_at IS NULL AND created_at <= ${cutoff}
     ORDER BY created_at LIMIT ${SWEEP_LIMIT}`);
-  const messages: { body: DeliveryMessage }[] = rows.map((r) => ({ body: { kind: "fanout", event_id: r.id } }));
-  for (let i = 0; i < messages.length; i += 100) await svc.env.DELIVERIES_QUEUE.sendBatch(messages.slice(i, i + 100));
+  await svc.enqueue.deliveries(rows.map((r) => ({ kind: "fanout", event_id: r.id })));
   return rows.length;
 }
 

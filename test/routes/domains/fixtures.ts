@@ -3,7 +3,7 @@
 import { env } from "cloudflare:workers";
 import { vi } from "vitest";
 import { generateKeyPair } from "../../../src/core/dkim";
-import type { CheckMessage } from "../../../src/queues/messages";
+import type { CheckMessage } from "../../../src/services/messages";
 import { createServices, type Services } from "../../../src/services";
 import type { StubZone } from "../../support/doh-stub";
 import { call, json, unique, type TestTeam } from "../../support/api";

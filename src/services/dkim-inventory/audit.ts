@@ -1,12 +1,12 @@
 // Daily DKIM key audit: dkim.key.stale for active keys published 180 days or longer (api-decisions.md),
 // at most once per 30 days per key, paged by primary key and bounded per run. I/O: D1, queue nudges.
 import { and, asc, eq, gt, isNotNull, isNull, lt, lte, or } from "drizzle-orm";
-import { STALE_KEY_DAYS } from "../core/dkim";
-import { dkimSelectors, domains } from "../db/schema";
-import { DAY_MS } from "../lib/time";
-import type { Env } from "../env";
-import { createServices, type Services } from "../services";
-import { buildEvent, publishEvents } from "../services/events/emit";
+import { STALE_KEY_DAYS } from "../../core/dkim";
+import { dkimSelectors, domains } from "../../db/schema";
+import { DAY_MS } from "../../lib/time";
+import type { Services } from "../../services";
+import { commitAll } from "../commit";
+import { buildEvent } from "../events/emit";
 
 export const RENOTIFY_DAYS = 30;
 const PAGE = 100;
@@ -48,14 +48,9 @@ export async function runDkimAudit(svc: Services, opts: { maxPerRun?: number } =
     });
     // Same batch: the event and the mark that it was sent (stale_notified_at).
     const marks = rows.map((r) => svc.db.update(dkimSelectors).set({ staleNotifiedAt: now }).where(eq(dkimSelectors.id, r.id)));
-    const [first, ...rest] = [...marks, ...built.map((b) => b.statement)];
-    if (first) await svc.db.batch([first, ...rest]);
-    await publishEvents(svc, built.map((b) => b.id));
+    await commitAll(svc, [...marks, ...built.map((b) => b.statement)], built.map((b) => b.id));
     notified += rows.length;
     if (rows.length < PAGE) break;
   }
   return { notified, capped: notified >= max };
 }
-
-/** The daily cron job (src/cron/index.ts). */
-export const dkimAuditJob = (env: Env): Promise<AuditResult> => runDkimAudit(createServices(env));

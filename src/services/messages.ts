@@ -1,4 +1,4 @@
-// Queue message bodies (zod): every consumer parses what it receives; messages stay far below 128 KB.
+// Queue message bodies (zod), owned by the services that produce them; consumers in src/queues parse what they receive. Messages stay far below 128 KB.
 import { z } from "zod";
 
 export const CheckMessage = z.object({

@@ -1,7 +1,6 @@
-// Cron job (every minute): claim due verified domains in one statement and enqueue one check each, 100 per sendBatch. Does I/O (D1, queue).
-import type { Env } from "../env";
-import { createServices, type Services } from "../services";
-import { claimDueDomains, enqueueChecks, newCheckId } from "../services/checks/schedule";
+// Due checks (run every minute by cron): claim due verified domains in one statement and enqueue one check each, 100 per sendBatch. Does I/O (D1, queue).
+import type { Services } from "../../services";
+import { claimDueDomains, enqueueChecks, newCheckId } from "./schedule";
 
 /** Claims per round and rounds per tick: up to 10,000 domains a minute, well inside the cron's wall time. */
 export const CLAIM_CHUNK = 1_000;
@@ -27,5 +26,3 @@ export async function runDueChecks(svc: Services, opts: { chunk?: number; rounds
   if (out.claimed > 0) console.log(JSON.stringify({ level: "info", msg: "due checks enqueued", ...out }));
   return out;
 }
-
-export const dueChecksJob = (env: Env) => runDueChecks(createServices(env));
