@@ -4,6 +4,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { dkimKeys, dkimSelectors } from "../../db/schema";
 import { conflict, notFound } from "../../lib/errors";
 import type { Services } from "../../services";
+import { commit } from "../commit";
 import { getDomainInTeam } from "../domains/get-domain";
 import { findSelector } from "./queries";
 
@@ -17,7 +18,7 @@ export async function deleteDkimSelector(svc: Services, teamId: number, domainId
   if (!(REMOVABLE as readonly string[]).includes(row.status)) throw conflict(`Selector ${row.selector} is published (${row.status}); remove its DNS record first.`);
   // Guarded delete: a check that published it in the meantime wins.
   const removable = and(eq(dkimSelectors.id, row.id), eq(dkimSelectors.source, "manual"), inArray(dkimSelectors.status, [...REMOVABLE]));
-  await svc.db.batch([
+  await commit(svc, [
     svc.db.delete(dkimKeys).where(inArray(dkimKeys.selectorId, svc.db.select({ id: dkimSelectors.id }).from(dkimSelectors).where(removable))),
     svc.db.delete(dkimSelectors).where(removable),
   ]);

@@ -8,6 +8,7 @@ import { inCidr, parseIp, type Ip } from "../../core/spf/ip";
 import { publicCache } from "../../db/schema";
 import { DAY_MS } from "../../lib/time";
 import type { Services } from "../../services";
+import { commitAll } from "../commit";
 import { KNOWN_SENDERS, senderByPtr } from "./sender-table";
 
 export interface SourceIdentity {
@@ -73,8 +74,7 @@ async function writeCache(svc: Services, kind: string, entries: Array<[string, u
   const expiresAt = new Date(svc.clock.now().getTime() + SENDER_LIMITS.cacheMs);
   const stmts = entries.map(([key, value]) => svc.db.insert(publicCache).values({ kind, key, value, expiresAt })
     .onConflictDoUpdate({ target: [publicCache.kind, publicCache.key], set: { value, expiresAt } }));
-  const [first, ...rest] = stmts;
-  if (first) await svc.db.batch([first, ...rest]).catch(() => undefined); // a cache write never fails the request
+  await commitAll(svc, stmts).catch(() => undefined); // a cache write never fails the request
 }
 
 export async function identifySources(svc: Services, ips: string[], resolver: Resolver = svc.createResolver()): Promise<Map<string, SourceIdentity>> {

@@ -1,14 +1,13 @@
 // Writes one parsed DMARC report into one domain (pipelines.md §4): report row "processing", rows in
 // chunked batches, then selectors, event, alert and "complete" in the final batch. Does I/O (D1, queue).
-import type { BatchItem } from "drizzle-orm/batch";
 import { and, eq, sql } from "drizzle-orm";
 import type { ParsedReport } from "../../core/reports";
 import { dmarcReports, dmarcRows } from "../../db/schema";
 import { conflict } from "../../lib/errors";
 import type { Services } from "../../services";
 import { openAlertKeys, upsertAlerts } from "../alerts/raise";
-import { buildEvent, publishEvents } from "../events/emit";
-import { runBatch } from "./d1-batch";
+import { commitAll, type Statement } from "../commit";
+import { buildEvent } from "../events/emit";
 import { selectorStatements } from "./dkim-evidence";
 import { failureSpike } from "./spike";
 
@@ -66,7 +65,7 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
   const m = parsed.metadata;
   const identity = and(eq(dmarcReports.domainId, target.id), eq(dmarcReports.orgName, m.orgName), eq(dmarcReports.reportId, m.reportId));
   const existing = await db.select({ id: dmarcReports.id, status: dmarcReports.status, receivedAt: dmarcReports.receivedAt }).from(dmarcReports).where(identity);
-  const stale: BatchItem<"sqlite">[] = [];
+  const stale: Statement[] = [];
   for (const e of existing) {
     if (e.status === "complete") return { duplicate: true, id: e.id, rows: 0 };
     if (now.getTime() - e.receivedAt.getTime() < STALE_PROCESSING_MS) throw conflict("This report is being ingested right now; retry later.");
@@ -81,10 +80,9 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
   }).returning({ id: dmarcReports.id });
   let reportRowId: number;
   try {
-    const items: BatchItem<"sqlite">[] = [...stale, insert];
-    const res = await db.batch(items as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-    const inserted = res[res.length - 1] as Array<{ id: number }>;
-    const id = inserted[0]?.id;
+    // Stale leftovers go in the same transaction as the new row; the insert's RETURNING is the last result.
+    const results = await commitAll(svc, [...stale, insert]);
+    const id = (results.at(-1) as Array<{ id: number }> | undefined)?.[0]?.id;
     if (id === undefined) throw new Error("report insert returned no id");
     reportRowId = id;
   } catch (error) {
@@ -96,10 +94,9 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
     throw error;
   }
 
-  const insertChunk = (json: string): BatchItem<"sqlite"> => db.run(sql`INSERT INTO dmarc_rows
-    (report_id, domain_id, day, source_ip, header_from, disposition, dkim_aligned, spf_aligned,
-     dkim_domain, dkim_selector, dkim_result, spf_domain, spf_result, messages)
-    SELECT ${reportRowId}, ${target.id}, ${col(0)}, ${col(1)}, ${col(2)}, ${col(3)}, ${col(4)}, ${col(5)},
+  // INSERT ... SELECT names every column of dmarc_rows in table order; the id is left to SQLite (NULL).
+  const insertChunk = (json: string): Statement => db.insert(dmarcRows).select(sql`
+    SELECT NULL, ${reportRowId}, ${target.id}, ${col(0)}, ${col(1)}, ${col(2)}, ${col(3)}, ${col(4)}, ${col(5)},
       ${col(6)}, ${col(7)}, ${col(8)}, ${col(9)}, ${col(10)}, ${col(11)} FROM json_each(${json})`);
 
   // Everything that must land together with "complete": the last row chunk(s), evidence, event, alert.
@@ -112,7 +109,7 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
   const alerts = spike
     ? upsertAlerts(db, [spike], now, await openAlertKeys(db, target.teamId, target.id))
     : { statements: [], eventIds: [] };
-  const closing: BatchItem<"sqlite">[] = [
+  const closing: Statement[] = [
     ...selectorStatements(db, target, parsed, now),
     event.statement,
     ...alerts.statements,
@@ -121,21 +118,20 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
 
   try {
     // The last chunk is held back to land in the same transaction as "complete".
-    const pending: BatchItem<"sqlite">[] = [];
-    let last: BatchItem<"sqlite"> | null = null;
+    const pending: Statement[] = [];
+    let last: Statement | null = null;
     for (const json of rowChunks(parsed)) {
       if (last) pending.push(last);
       last = insertChunk(json);
-      if (pending.length === STATEMENTS_PER_BATCH) await runBatch(svc.env.DB, pending.splice(0));
+      if (pending.length === STATEMENTS_PER_BATCH) await commitAll(svc, pending.splice(0));
     }
-    if (pending.length > 0) await runBatch(svc.env.DB, pending.splice(0));
-    await runBatch(svc.env.DB, [...(last ? [last] : []), ...closing]);
+    if (pending.length > 0) await commitAll(svc, pending.splice(0));
+    await commitAll(svc, [...(last ? [last] : []), ...closing], [event.id, ...alerts.eventIds]);
   } catch (error) {
     // Best effort: remove the half-written report now; if this fails too, the processing row is
     // ignored by analytics and replaced by the next copy once stale.
-    await db.batch([db.delete(dmarcRows).where(eq(dmarcRows.reportId, reportRowId)), db.delete(dmarcReports).where(eq(dmarcReports.id, reportRowId))]).catch(() => undefined);
+    await commitAll(svc, [db.delete(dmarcRows).where(eq(dmarcRows.reportId, reportRowId)), db.delete(dmarcReports).where(eq(dmarcReports.id, reportRowId))]).catch(() => undefined);
     throw error;
   }
-  await publishEvents(svc, [event.id, ...alerts.eventIds]);
   return { duplicate: false, id: reportRowId, rows: parsed.rows.length };
 }

@@ -3,6 +3,7 @@
 import { and, eq } from "drizzle-orm";
 import { deliveries, events, webhookEndpoints } from "../../db/schema";
 import type { Services } from "../../services";
+import { commitAll } from "../commit";
 import type { EndpointRow } from "./views";
 
 type EventRow = typeof events.$inferSelect;
@@ -46,9 +47,7 @@ export async function fanOutEvent(svc: Services, eventId: string): Promise<FanOu
       svc.db.insert(deliveries).values(rows.slice(i, i + 10)).onConflictDoNothing({ target: [deliveries.eventId, deliveries.endpointId] }).returning({ id: deliveries.id }),
     );
   }
-  const [first, ...rest] = inserts;
-  if (!first) return { created: [], skipped: null };
-  const results = await svc.db.batch([first, ...rest, mark]);
+  const results = await commitAll(svc, [...inserts, mark]);
   const inserted = results.slice(0, inserts.length).flat() as { id: number }[];
   const created = inserted.map((r) => r.id);
   await enqueueDeliveries(svc, created);

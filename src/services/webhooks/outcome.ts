@@ -4,6 +4,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { nextRetryDelaySeconds, queueHops, type Classification } from "../../core/webhooks";
 import { deliveries, webhookEndpoints } from "../../db/schema";
 import type { Services } from "../../services";
+import { commit } from "../commit";
 import { notifyOwner } from "../notifications/notify-owner";
 import { enqueueDeliveries } from "./fanout";
 import type { DeliveryRow, EndpointRow } from "./views";
@@ -59,7 +60,7 @@ export async function recordOutcome(
     await sendDeliver(svc, d.id, queueHops(delay ?? 0, QUEUE_MAX_DELAY_SECONDS).firstHop);
     return row ?? d;
   }
-  const [[row], [endpoint]] = await svc.db.batch([deliveryUpdate, endpointUpdate(svc, e.id, verdict, now)]);
+  const [[row], [endpoint]] = await commit(svc, [deliveryUpdate, endpointUpdate(svc, e.id, verdict, now)]);
   if (!delivered && endpoint && e.enabled && !endpoint.enabled && endpoint.disabledReason === "consecutive_failures") justDisabled = true;
   if (justDisabled) await noticeDisabled(svc, e);
   return row ?? d;

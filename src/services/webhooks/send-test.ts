@@ -3,6 +3,7 @@
 import { eq } from "drizzle-orm";
 import { deliveries, events } from "../../db/schema";
 import type { Services } from "../../services";
+import { commit } from "../commit";
 import { buildEvent } from "../events/emit";
 import { deliverOne } from "./deliver";
 import { getEndpointInTeam } from "./endpoints";
@@ -21,7 +22,7 @@ export async function sendTest(svc: Services, teamId: number, endpointId: number
     { type: "webhook.test", teamId, data: { webhook: { id: endpoint.id, url: endpoint.url }, message: "This is a test event." } },
     now,
   );
-  const [, , [row]] = await svc.db.batch([
+  const [, , [row]] = await commit(svc, [
     event.statement,
     svc.db.update(events).set({ fannedOutAt: now }).where(eq(events.id, event.id)),
     svc.db
