@@ -1,12 +1,13 @@
 // Hono context typing shared by middleware and routes.
-import type { Plan, TokenScope } from "./db/schema";
+import type { TokenScope } from "./db/schema";
 import type { RateDecision } from "./durable-objects/rate-limiter";
 import type { Env } from "./env";
 import type { Services } from "./services";
+import type { ServiceContext, TeamFacts } from "./services/context";
 
 export interface AuthContext {
   teamId: number;
-  team: { id: number; name: string; plan: Plan; ownerEmail: string };
+  team: TeamFacts;
   token: { id: number; name: string; scope: TokenScope; prefix: string };
   rate: RateDecision | null;
 }
@@ -17,5 +18,7 @@ export interface AppEnv {
     requestId: string;
     services: Services;
     auth: AuthContext;
+    /** What the services see of the caller, built by the authentication middleware. */
+    ctx: ServiceContext;
   };
 }

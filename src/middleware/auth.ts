@@ -35,6 +35,7 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   c.header("X-Quota-Limit", String(rate.quotaLimit));
   c.header("X-Quota-Used", String(rate.quotaUsed));
   c.set("auth", { teamId: found.team.id, team: found.team, token: found.token, rate });
+  c.set("ctx", { teamId: found.team.id, scope: found.token.scope, actor: { kind: "token", id: String(found.token.id) } });
 
   if (!rate.allowed) {
     const message =

@@ -1,4 +1,5 @@
 import { createExecutionContext, createScheduledController } from "cloudflare:test";
+import { teamContext } from "../support/context";
 import { env } from "cloudflare:workers";
 import { eq, inArray } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -25,7 +26,7 @@ async function setup() {
   const q = fakeQueue();
   const svc = testServices(q);
   const team = await makeTeam();
-  const hook = await createEndpoint(svc, team.id, "enterprise", { url: "https://hooks.example.com/in", events: ["*"] });
+  const hook = await createEndpoint(svc, teamContext(team.id), "enterprise", { url: "https://hooks.example.com/in", events: ["*"] });
   return { q, svc, team, hook };
 }
 

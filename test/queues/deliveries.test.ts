@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import { teamContext } from "../support/context";
 import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -26,7 +27,7 @@ async function oneDelivery(events: string[] = ["*"]) {
   const q = fakeQueue();
   const svc = testServices(q);
   const team = await makeTeam();
-  const hook = await createEndpoint(svc, team.id, "enterprise", { url: "https://hooks.example.com/in", events });
+  const hook = await createEndpoint(svc, teamContext(team.id), "enterprise", { url: "https://hooks.example.com/in", events });
   const ev = await insertEvent(svc, team.id, "alert.created");
   const { created } = await fanOutEvent(svc, ev.id);
   expect(created).toHaveLength(1);
@@ -48,13 +49,13 @@ describe("fan-out", () => {
     const d1 = await insertDomain(team.id);
     const d2 = await insertDomain(team.id);
     const url = "https://hooks.example.com/in";
-    const verifiedAll = await createEndpoint(svc, team.id, "enterprise", { url, events: ["domain.verified"] });
-    const starD1 = await createEndpoint(svc, team.id, "enterprise", { url, events: ["*"], domain_ids: [d1.id] });
-    const alerts = await createEndpoint(svc, team.id, "enterprise", { url, events: ["alert.created"] });
-    const disabled = await createEndpoint(svc, team.id, "enterprise", { url, events: ["*"] });
+    const verifiedAll = await createEndpoint(svc, teamContext(team.id), "enterprise", { url, events: ["domain.verified"] });
+    const starD1 = await createEndpoint(svc, teamContext(team.id), "enterprise", { url, events: ["*"], domain_ids: [d1.id] });
+    const alerts = await createEndpoint(svc, teamContext(team.id), "enterprise", { url, events: ["alert.created"] });
+    const disabled = await createEndpoint(svc, teamContext(team.id), "enterprise", { url, events: ["*"] });
     await db().update(webhookEndpoints).set({ enabled: false, disabledReason: "manual" }).where(eq(webhookEndpoints.id, disabled.id));
     const otherTeam = await makeTeam();
-    await createEndpoint(svc, otherTeam.id, "enterprise", { url, events: ["*"] });
+    await createEndpoint(svc, teamContext(otherTeam.id), "enterprise", { url, events: ["*"] });
 
     const endpointsOf = async (evId: string) =>
       (await db().select().from(deliveries).where(eq(deliveries.eventId, evId))).map((d) => d.endpointId).sort((a, b) => a - b);
@@ -91,7 +92,7 @@ describe("fan-out", () => {
     const q = fakeQueue();
     const svc = testServices(q);
     const team = await makeTeam();
-    await createEndpoint(svc, team.id, "enterprise", { url: "https://hooks.example.com/in", events: ["*"] });
+    await createEndpoint(svc, teamContext(team.id), "enterprise", { url: "https://hooks.example.com/in", events: ["*"] });
     const ev = await insertEvent(svc, team.id, "alert.created");
     const batch = fakeBatch([{ kind: "fanout", event_id: ev.id }, { kind: "bogus" }]);
     await consumeDeliveries(batch, svc);
@@ -226,7 +227,7 @@ describe("disable after 20 consecutive failed deliveries", () => {
     const q = fakeQueue();
     const svc = testServices(q);
     const team = await makeTeam();
-    const hook = await createEndpoint(svc, team.id, "enterprise", { url: "https://hooks.example.com/in", events: ["*"] });
+    const hook = await createEndpoint(svc, teamContext(team.id), "enterprise", { url: "https://hooks.example.com/in", events: ["*"] });
     r.respond(() => new Response("bad", { status: 400 }));
     const ids: number[] = [];
     for (let i = 0; i < 21; i++) {

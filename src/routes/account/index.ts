@@ -30,4 +30,7 @@ const me = createRoute({
 });
 
 export const accountRoutes = () =>
-  createRouter().openapi(me, (c) => c.json({ data: getAccount(c.get("auth")) }, 200));
+  createRouter().openapi(me, (c) => {
+    const { team, token, rate } = c.get("auth");
+    return c.json({ data: getAccount({ team, token, quotaUsed: rate?.quotaUsed ?? 0 }) }, 200);
+  });

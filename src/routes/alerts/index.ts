@@ -47,10 +47,10 @@ export const alertRoutes = () =>
   createRouter()
     .openapi(list, async (c) => {
       const q = c.req.valid("query");
-      const { items, total } = await listAlerts(c.get("services"), c.get("auth").teamId, q);
+      const { items, total } = await listAlerts(c.get("services"), c.get("ctx"), q);
       return c.json({ data: items as z.infer<typeof Alert>[], meta: pageMeta(q, total) }, 200);
     })
     .openapi(resolve, async (c) => {
-      const data = await resolveAlert(c.get("services"), c.get("auth").teamId, c.req.valid("param").alert);
+      const data = await resolveAlert(c.get("services"), c.get("ctx"), c.req.valid("param").alert);
       return c.json({ data: data as z.infer<typeof Alert> }, 200);
     });

@@ -59,5 +59,5 @@ export const dmarcRoutes = () =>
   createRouter().openapi(analytics, async (c) => {
     const { domain } = c.req.valid("param");
     const { days } = c.req.valid("query");
-    return c.json({ data: await getDmarcAnalytics(c.get("services"), c.get("auth").teamId, domain, days) }, 200);
+    return c.json({ data: await getDmarcAnalytics(c.get("services"), c.get("ctx"), domain, days) }, 200);
   });

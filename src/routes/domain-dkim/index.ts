@@ -54,21 +54,21 @@ export const domainDkimRoutes = () =>
     .openapi(overview, async (c) => {
       const { domain } = c.req.valid("param");
       const { days } = c.req.valid("query");
-      return c.json({ data: await getDkimOverview(c.get("services"), c.get("auth").teamId, domain, days) }, 200);
+      return c.json({ data: await getDkimOverview(c.get("services"), c.get("ctx"), domain, days) }, 200);
     })
     .openapi(add, async (c) => {
       const { domain } = c.req.valid("param");
       const { selector } = c.req.valid("json");
-      const out = await addDkimSelector(c.get("services"), c.get("auth").teamId, domain, selector);
+      const out = await addDkimSelector(c.get("services"), c.get("ctx"), domain, selector);
       return out.created ? c.json({ data: out.selector }, 201) : c.json({ data: out.selector }, 200);
     })
     .openapi(one, async (c) => {
       const { domain, selector } = c.req.valid("param");
       const { days } = c.req.valid("query");
-      return c.json({ data: await getDkimSelector(c.get("services"), c.get("auth").teamId, domain, selector, days) }, 200);
+      return c.json({ data: await getDkimSelector(c.get("services"), c.get("ctx"), domain, selector, days) }, 200);
     })
     .openapi(remove, async (c) => {
       const { domain, selector } = c.req.valid("param");
-      await deleteDkimSelector(c.get("services"), c.get("auth").teamId, domain, selector);
+      await deleteDkimSelector(c.get("services"), c.get("ctx"), domain, selector);
       return c.body(null, 204);
     });

@@ -64,38 +64,38 @@ export const domainRoutes = () =>
   createRouter()
     .openapi(list, async (c) => {
       const q = c.req.valid("query");
-      const { items, total } = await listDomains(c.get("services"), c.get("auth").teamId, q);
+      const { items, total } = await listDomains(c.get("services"), c.get("ctx"), q);
       return c.json({ data: items, meta: pageMeta(q, total) }, 200);
     })
     .openapi(create, async (c) => {
       const svc = c.get("services");
-      const row = await createDomain(svc, c.get("auth").teamId, c.req.valid("json"));
+      const row = await createDomain(svc, c.get("ctx"), c.req.valid("json"));
       const data = { ...domainView(row), verification: verificationRecord(row), dmarc_report_address: reportAddress(row, svc.config) };
       return c.json({ data }, 201);
     })
     .openapi(get, async (c) => {
-      const data = await getDomainDetail(c.get("services"), c.get("auth").teamId, c.req.valid("param").domain);
+      const data = await getDomainDetail(c.get("services"), c.get("ctx"), c.req.valid("param").domain);
       return c.json({ data: data as z.infer<typeof DomainDetail> }, 200);
     })
     .openapi(remove, async (c) => {
-      await deleteDomain(c.get("services"), c.get("auth").teamId, c.req.valid("param").domain);
+      await deleteDomain(c.get("services"), c.get("ctx"), c.req.valid("param").domain);
       return c.body(null, 204);
     })
     .openapi(verify, async (c) => {
-      const out = await verifyDomain(c.get("services"), c.get("auth").teamId, c.req.valid("param").domain);
+      const out = await verifyDomain(c.get("services"), c.get("ctx"), c.req.valid("param").domain);
       return c.json({ data: { ...out, domain: domainView(out.domain) } }, 200);
     })
     .openapi(check, async (c) => {
-      const data = await requestCheck(c.get("services"), c.get("auth").teamId, c.req.valid("param").domain);
+      const data = await requestCheck(c.get("services"), c.get("ctx"), c.req.valid("param").domain);
       return c.json({ data }, 202);
     })
     .openapi(history, async (c) => {
       const q = c.req.valid("query");
-      const { items, total } = await listChecks(c.get("services"), c.get("auth").teamId, c.req.valid("param").domain, q);
+      const { items, total } = await listChecks(c.get("services"), c.get("ctx"), c.req.valid("param").domain, q);
       return c.json({ data: items, meta: pageMeta(q, total) }, 200);
     })
     .openapi(changes, async (c) => {
       const q = c.req.valid("query");
-      const { items, total } = await listDiffs(c.get("services"), c.get("auth").teamId, c.req.valid("param").domain, q);
+      const { items, total } = await listDiffs(c.get("services"), c.get("ctx"), c.req.valid("param").domain, q);
       return c.json({ data: items as z.infer<typeof DiffRecord>[], meta: pageMeta(q, total) }, 200);
     });

@@ -30,14 +30,14 @@ export const deliveryRoutes = () =>
   createRouter()
     .openapi(list, async (c) => {
       const q = c.req.valid("query");
-      const { rows, total } = await listDeliveries(c.get("services"), c.get("auth").teamId, c.req.valid("param").webhook, q);
+      const { rows, total } = await listDeliveries(c.get("services"), c.get("ctx"), c.req.valid("param").webhook, q);
       return c.json({ data: rows, meta: pageMeta(q, total) }, 200);
     })
     .openapi(get, async (c) => {
       const { webhook, delivery } = c.req.valid("param");
-      return c.json({ data: await getDelivery(c.get("services"), c.get("auth").teamId, webhook, delivery) }, 200);
+      return c.json({ data: await getDelivery(c.get("services"), c.get("ctx"), webhook, delivery) }, 200);
     })
     .openapi(again, async (c) => {
       const { webhook, delivery } = c.req.valid("param");
-      return c.json({ data: await redeliver(c.get("services"), c.get("auth").teamId, webhook, delivery) }, 202);
+      return c.json({ data: await redeliver(c.get("services"), c.get("ctx"), webhook, delivery) }, 202);
     });

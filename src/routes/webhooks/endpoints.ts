@@ -7,10 +7,9 @@ import { PaginationQuery, pageMeta } from "../../lib/pagination";
 import { jsonBody } from "../../middleware/json-body";
 import { eventCatalogue } from "../../services/webhooks/catalogue";
 import { createEndpoint } from "../../services/webhooks/create-endpoint";
-import { deleteEndpoint, getEndpointInTeam, listEndpoints } from "../../services/webhooks/endpoints";
+import { deleteEndpoint, getEndpoint, listEndpoints } from "../../services/webhooks/endpoints";
 import { sendTest } from "../../services/webhooks/send-test";
 import { rotateSecret, updateEndpoint } from "../../services/webhooks/update-endpoint";
-import { endpointView } from "../../services/webhooks/views";
 import { CreateWebhookBody, UpdateWebhookBody, WebhookDelivery, WebhookEndpoint, WebhookEventType, WebhookListMeta, WebhookParams } from "./schemas";
 
 const tags = ["Webhooks"];
@@ -66,25 +65,22 @@ export const endpointRoutes = () =>
     .openapi(catalogue, (c) => c.json({ data: eventCatalogue() }, 200))
     .openapi(list, async (c) => {
       const q = c.req.valid("query");
-      const { team } = c.get("auth");
-      const { rows, total, limit } = await listEndpoints(c.get("services"), team.id, team.plan, q);
+      const { rows, total, limit } = await listEndpoints(c.get("services"), c.get("ctx"), c.get("auth").team.plan, q);
       return c.json({ data: rows, meta: { ...pageMeta(q, total), limit } }, 200);
     })
     .openapi(create, async (c) => {
-      const { team } = c.get("auth");
-      return c.json({ data: await createEndpoint(c.get("services"), team.id, team.plan, c.req.valid("json")) }, 201);
+      return c.json({ data: await createEndpoint(c.get("services"), c.get("ctx"), c.get("auth").team.plan, c.req.valid("json")) }, 201);
     })
     .openapi(get, async (c) => {
-      const row = await getEndpointInTeam(c.get("services"), c.get("auth").teamId, c.req.valid("param").webhook);
-      return c.json({ data: endpointView(row) }, 200);
+      return c.json({ data: await getEndpoint(c.get("services"), c.get("ctx"), c.req.valid("param").webhook) }, 200);
     })
     .openapi(update, async (c) => {
-      const data = await updateEndpoint(c.get("services"), c.get("auth").teamId, c.req.valid("param").webhook, c.req.valid("json"));
+      const data = await updateEndpoint(c.get("services"), c.get("ctx"), c.req.valid("param").webhook, c.req.valid("json"));
       return c.json({ data }, 200);
     })
     .openapi(remove, async (c) => {
-      await deleteEndpoint(c.get("services"), c.get("auth").teamId, c.req.valid("param").webhook);
+      await deleteEndpoint(c.get("services"), c.get("ctx"), c.req.valid("param").webhook);
       return c.body(null, 204);
     })
-    .openapi(test, async (c) => c.json({ data: await sendTest(c.get("services"), c.get("auth").teamId, c.req.valid("param").webhook) }, 202))
-    .openapi(rotate, async (c) => c.json({ data: await rotateSecret(c.get("services"), c.get("auth").teamId, c.req.valid("param").webhook) }, 200));
+    .openapi(test, async (c) => c.json({ data: await sendTest(c.get("services"), c.get("ctx"), c.req.valid("param").webhook) }, 202))
+    .openapi(rotate, async (c) => c.json({ data: await rotateSecret(c.get("services"), c.get("ctx"), c.req.valid("param").webhook) }, 200));

@@ -4,6 +4,7 @@ import { alerts, domains } from "../../db/schema";
 import { type PaginationQuery, pageOffset } from "../../lib/pagination";
 import { iso } from "../../lib/time";
 import type { Services } from "../../services";
+import type { ServiceContext } from "../context";
 
 export type AlertRow = typeof alerts.$inferSelect;
 
@@ -23,7 +24,8 @@ export const alertView = (a: AlertRow, domainName: string | null) => ({
 });
 export type AlertView = ReturnType<typeof alertView>;
 
-export async function listAlerts(svc: Services, teamId: number, q: PaginationQuery & { open?: boolean }) {
+export async function listAlerts(svc: Services, ctx: ServiceContext, q: PaginationQuery & { open?: boolean }) {
+  const { teamId } = ctx;
   const filters: SQL[] = [eq(alerts.teamId, teamId)];
   if (q.open === true) filters.push(isNull(alerts.resolvedAt));
   if (q.open === false) filters.push(isNotNull(alerts.resolvedAt));

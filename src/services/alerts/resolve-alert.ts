@@ -6,8 +6,11 @@ import type { Services } from "../../services";
 import { commit } from "../commit";
 import { buildConditionalEvent } from "./conditional-event";
 import { alertView, type AlertView } from "./list-alerts";
+import { type ServiceContext, requireWrite } from "../context";
 
-export async function resolveAlert(svc: Services, teamId: number, alertId: number): Promise<AlertView> {
+export async function resolveAlert(svc: Services, ctx: ServiceContext, alertId: number): Promise<AlertView> {
+  requireWrite(ctx);
+  const { teamId } = ctx;
   const found = await svc.db.select({ alert: alerts, domain: domains.name }).from(alerts)
     .leftJoin(domains, eq(domains.id, alerts.domainId))
     .where(and(eq(alerts.id, alertId), eq(alerts.teamId, teamId))).get();

@@ -11,13 +11,16 @@ import { buildEvent } from "../events/emit";
 import { selectorView, type SelectorView } from "./present";
 import { findSelector, keyHistory } from "./queries";
 import { planSelector } from "./transition";
+import { type ServiceContext, requireWrite } from "../context";
 
 export interface AddedSelector {
   created: boolean;
   selector: SelectorView;
 }
 
-export async function addDkimSelector(svc: Services, teamId: number, domainId: number, input: string): Promise<AddedSelector> {
+export async function addDkimSelector(svc: Services, ctx: ServiceContext, domainId: number, input: string): Promise<AddedSelector> {
+  requireWrite(ctx);
+  const { teamId } = ctx;
   const domain = await getDomainInTeam(svc, teamId, domainId);
   const selector = input.trim().toLowerCase();
   // RFC 6376 §3.1: a selector is a sub-domain (dot-separated labels).

@@ -7,10 +7,13 @@ import type { Services } from "../../services";
 import { commit } from "../commit";
 import { getDomainInTeam } from "../domains/get-domain";
 import { findSelector } from "./queries";
+import { type ServiceContext, requireWrite } from "../context";
 
 const REMOVABLE = ["pending", "missing", "invalid"] as const;
 
-export async function deleteDkimSelector(svc: Services, teamId: number, domainId: number, selector: string): Promise<void> {
+export async function deleteDkimSelector(svc: Services, ctx: ServiceContext, domainId: number, selector: string): Promise<void> {
+  requireWrite(ctx);
+  const { teamId } = ctx;
   const domain = await getDomainInTeam(svc, teamId, domainId);
   const row = await findSelector(svc.db, domain.id, selector);
   if (!row) throw notFound("Selector");

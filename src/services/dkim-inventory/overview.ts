@@ -9,6 +9,7 @@ import { getDomainInTeam } from "../domains/get-domain";
 import { selectorView, type SelectorView } from "./present";
 import { findSelector, keyHistory, listSelectors, reportsBySelector, signers, type Signer, windowStartDay } from "./queries";
 import { PUBLISHED } from "./transition";
+import { type ServiceContext } from "../context";
 
 export interface DkimSummary {
   selectors: number;
@@ -34,7 +35,8 @@ export interface DkimOverview {
   findings: Finding[];
 }
 
-export async function getDkimOverview(svc: Services, teamId: number, domainId: number, days: number): Promise<DkimOverview> {
+export async function getDkimOverview(svc: Services, ctx: ServiceContext, domainId: number, days: number): Promise<DkimOverview> {
+  const { teamId } = ctx;
   const domain = await getDomainInTeam(svc, teamId, domainId);
   const now = svc.clock.now();
   const from = windowStartDay(now, days);
@@ -73,7 +75,8 @@ export async function getDkimOverview(svc: Services, teamId: number, domainId: n
   return { domain: domain.name, days, summary, selectors, signers: signerList, findings };
 }
 
-export async function getDkimSelector(svc: Services, teamId: number, domainId: number, selector: string, days: number): Promise<SelectorView> {
+export async function getDkimSelector(svc: Services, ctx: ServiceContext, domainId: number, selector: string, days: number): Promise<SelectorView> {
+  const { teamId } = ctx;
   const domain = await getDomainInTeam(svc, teamId, domainId);
   const row = await findSelector(svc.db, domain.id, selector);
   if (!row) throw notFound("Selector");

@@ -6,6 +6,7 @@ import type { Services } from "../../services";
 import { getDomainInTeam } from "../domains/get-domain";
 import { enforcementAdvice, senderFixes, suggestedRecord, type EnforcementAdvice, type SenderFailure } from "./advice";
 import { identifySources, SENDER_LIMITS } from "./senders";
+import { type ServiceContext } from "../context";
 
 /** Sources listed per response (by messages); reverse DNS only for the first SENDER_LIMITS.ptrPerRequest. */
 export const MAX_SOURCES = 100;
@@ -17,7 +18,8 @@ interface SourceRow { ip: string; messages: number; pass: number; spf_pass: numb
 const dayStr = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const n = (x: number | null | undefined) => Number(x ?? 0);
 
-export async function getDmarcAnalytics(svc: Services, teamId: number, domainId: number, days: number) {
+export async function getDmarcAnalytics(svc: Services, ctx: ServiceContext, domainId: number, days: number) {
+  const { teamId } = ctx;
   const domain = await getDomainInTeam(svc, teamId, domainId);
   const todayMs = Date.parse(`${dayStr(svc.clock.now().getTime())}T00:00:00Z`);
   const from = dayStr(todayMs - (days - 1) * DAY_MS);

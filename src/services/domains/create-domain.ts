@@ -8,6 +8,7 @@ import type { Services } from "../../services";
 import { buildConditionalEvent } from "../alerts/conditional-event";
 import { commit } from "../commit";
 import type { DomainRow } from "./get-domain";
+import { type ServiceContext, requireWrite } from "../context";
 
 export interface CreateDomainInput {
   name: string;
@@ -16,7 +17,9 @@ export interface CreateDomainInput {
 
 const isUniqueViolation = (e: unknown) => /UNIQUE constraint failed: domains\.team_id, domains\.name/.test(String(e instanceof Error ? `${e.message} ${String(e.cause)}` : e));
 
-export async function createDomain(svc: Services, teamId: number, input: CreateDomainInput): Promise<DomainRow> {
+export async function createDomain(svc: Services, ctx: ServiceContext, input: CreateDomainInput): Promise<DomainRow> {
+  requireWrite(ctx);
+  const { teamId } = ctx;
   const name = normaliseDomainName(input.name);
   if (!name.ok) throw validationFailed({ name: [name.error] });
   const exists = await svc.db.select({ id: domains.id }).from(domains).where(and(eq(domains.teamId, teamId), eq(domains.name, name.value))).get();

@@ -6,8 +6,11 @@ import { commit } from "../commit";
 import { buildEvent } from "../events/emit";
 import { getDomainInTeam } from "./get-domain";
 import { domainRef } from "./views";
+import { type ServiceContext, requireWrite } from "../context";
 
-export async function deleteDomain(svc: Services, teamId: number, domainId: number): Promise<void> {
+export async function deleteDomain(svc: Services, ctx: ServiceContext, domainId: number): Promise<void> {
+  requireWrite(ctx);
+  const { teamId } = ctx;
   const domain = await getDomainInTeam(svc, teamId, domainId);
   const now = svc.clock.now();
   // events.domain_id has no foreign key, so the event outlives the row it describes.

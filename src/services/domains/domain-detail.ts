@@ -6,8 +6,10 @@ import type { Services } from "../../services";
 import type { StoredPosture } from "../checks/carry-over";
 import { getDomainInTeam } from "./get-domain";
 import { domainView, reportAddress, verificationRecord } from "./views";
+import { type ServiceContext } from "../context";
 
-export async function getDomainDetail(svc: Services, teamId: number, domainId: number) {
+export async function getDomainDetail(svc: Services, ctx: ServiceContext, domainId: number) {
+  const { teamId } = ctx;
   const domain = await getDomainInTeam(svc, teamId, domainId);
   const last = domain.lastCheckId ? await svc.db.select().from(checks).where(eq(checks.id, domain.lastCheckId)).get() : undefined;
   const stored = (last?.posture ?? null) as StoredPosture | null;

@@ -5,8 +5,10 @@ import { type PaginationQuery, pageOffset } from "../../lib/pagination";
 import { iso } from "../../lib/time";
 import type { Services } from "../../services";
 import { getDomainInTeam } from "./get-domain";
+import { type ServiceContext } from "../context";
 
-export async function listChecks(svc: Services, teamId: number, domainId: number, q: PaginationQuery) {
+export async function listChecks(svc: Services, ctx: ServiceContext, domainId: number, q: PaginationQuery) {
+  const { teamId } = ctx;
   const domain = await getDomainInTeam(svc, teamId, domainId);
   const where = eq(checks.domainId, domain.id);
   const [rows, total] = await svc.db.batch([
@@ -24,7 +26,8 @@ export async function listChecks(svc: Services, teamId: number, domainId: number
   return { items, total: total[0]?.n ?? 0 };
 }
 
-export async function listDiffs(svc: Services, teamId: number, domainId: number, q: PaginationQuery) {
+export async function listDiffs(svc: Services, ctx: ServiceContext, domainId: number, q: PaginationQuery) {
+  const { teamId } = ctx;
   const domain = await getDomainInTeam(svc, teamId, domainId);
   const where = eq(diffs.domainId, domain.id);
   const [rows, total] = await svc.db.batch([

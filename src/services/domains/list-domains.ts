@@ -4,8 +4,10 @@ import { domains } from "../../db/schema";
 import { type PaginationQuery, pageOffset } from "../../lib/pagination";
 import type { Services } from "../../services";
 import { domainView } from "./views";
+import { type ServiceContext } from "../context";
 
-export async function listDomains(svc: Services, teamId: number, q: PaginationQuery) {
+export async function listDomains(svc: Services, ctx: ServiceContext, q: PaginationQuery) {
+  const { teamId } = ctx;
   const [rows, total] = await svc.db.batch([
     svc.db.select().from(domains).where(eq(domains.teamId, teamId)).orderBy(asc(domains.id)).limit(q.per_page).offset(pageOffset(q)),
     svc.db.select({ n: count() }).from(domains).where(eq(domains.teamId, teamId)),

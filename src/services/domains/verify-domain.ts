@@ -8,6 +8,7 @@ import { CHECK_LEASE_MS, enqueueChecks, newCheckId } from "../checks/schedule";
 import { commit } from "../commit";
 import { type DomainRow, getDomainInTeam } from "./get-domain";
 import { domainRef, verificationRecord } from "./views";
+import { type ServiceContext, requireWrite } from "../context";
 
 export interface VerifyOutcome {
   verified: boolean;
@@ -18,7 +19,9 @@ export interface VerifyOutcome {
   reason: string;
 }
 
-export async function verifyDomain(svc: Services, teamId: number, domainId: number): Promise<VerifyOutcome> {
+export async function verifyDomain(svc: Services, ctx: ServiceContext, domainId: number): Promise<VerifyOutcome> {
+  requireWrite(ctx);
+  const { teamId } = ctx;
   const domain = await getDomainInTeam(svc, teamId, domainId);
   const now = svc.clock.now();
   if (domain.verified) return { verified: true, domain, checked_at: now.toISOString(), record_found: null, reason: "already verified" };

@@ -1,15 +1,24 @@
-// The account view of the calling token. Pure: built from the authenticated context.
-import type { AuthContext } from "../../context";
+// The account view of the calling credential. Pure: built from what the face learned while authenticating.
+import type { TokenScope } from "../../db/schema";
 import { PLAN_LIMITS } from "../../lib/plans";
+import type { TeamFacts } from "../context";
 
-export function getAccount(auth: AuthContext) {
-  const limits = PLAN_LIMITS[auth.team.plan];
-  const used = auth.rate?.quotaUsed ?? 0;
+export interface AccountInput {
+  team: TeamFacts;
+  token: { id: number; name: string; scope: TokenScope; prefix: string };
+  /** Requests counted this month (from the rate limiter's answer), 0 when unknown. */
+  quotaUsed: number;
+}
+
+export function getAccount(input: AccountInput) {
+  const { team, token } = input;
+  const limits = PLAN_LIMITS[team.plan];
+  const used = input.quotaUsed;
   return {
-    team: { id: auth.team.id, name: auth.team.name, plan: auth.team.plan, owner_email: auth.team.ownerEmail },
-    plan: auth.team.plan,
+    team: { id: team.id, name: team.name, plan: team.plan, owner_email: team.ownerEmail },
+    plan: team.plan,
     limits,
-    token: { id: auth.token.id, name: auth.token.name, scope: auth.token.scope, prefix: auth.token.prefix },
+    token: { id: token.id, name: token.name, scope: token.scope, prefix: token.prefix },
     usage: { requests_this_month: used, requests_remaining_this_month: Math.max(0, limits.requests_per_month - used) },
   };
 }

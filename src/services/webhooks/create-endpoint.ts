@@ -10,6 +10,7 @@ import { getEndpointInTeam, normaliseDomainIds, normaliseEvents } from "./endpoi
 import { sealSecret } from "./secrets";
 import { assertTargetAllowed } from "./target";
 import { type EndpointView, endpointView } from "./views";
+import { type ServiceContext, requireWrite } from "../context";
 
 export interface CreateEndpointInput {
   url: string;
@@ -18,7 +19,9 @@ export interface CreateEndpointInput {
   domain_ids?: number[] | null;
 }
 
-export async function createEndpoint(svc: Services, teamId: number, plan: Plan, input: CreateEndpointInput): Promise<EndpointView> {
+export async function createEndpoint(svc: Services, ctx: ServiceContext, plan: Plan, input: CreateEndpointInput): Promise<EndpointView> {
+  requireWrite(ctx);
+  const { teamId } = ctx;
   const events = normaliseEvents(input.events);
   const domainIds = await normaliseDomainIds(svc, teamId, input.domain_ids);
   const limit = PLAN_LIMITS[plan].webhook_endpoints;

@@ -8,13 +8,15 @@ import type { Services } from "../../services";
 import { deliverOne } from "./deliver";
 import { getEndpointInTeam } from "./endpoints";
 import { type DeliveryDetailView, type DeliveryView, deliveryDetailView, deliveryView } from "./views";
+import { type ServiceContext, requireWrite } from "../context";
 
 export interface DeliveryFilter extends PaginationQuery {
   status?: "pending" | "delivered" | "failed";
   event?: string;
 }
 
-export async function listDeliveries(svc: Services, teamId: number, endpointId: number, q: DeliveryFilter) {
+export async function listDeliveries(svc: Services, ctx: ServiceContext, endpointId: number, q: DeliveryFilter) {
+  const { teamId } = ctx;
   await getEndpointInTeam(svc, teamId, endpointId);
   const conds: SQL[] = [eq(deliveries.endpointId, endpointId), eq(deliveries.teamId, teamId)];
   if (q.status) conds.push(eq(deliveries.status, q.status));
@@ -39,7 +41,8 @@ async function deliveryInEndpoint(svc: Services, teamId: number, endpointId: num
   return found;
 }
 
-export async function getDelivery(svc: Services, teamId: number, endpointId: number, deliveryId: number): Promise<DeliveryDetailView> {
+export async function getDelivery(svc: Services, ctx: ServiceContext, endpointId: number, deliveryId: number): Promise<DeliveryDetailView> {
+  const { teamId } = ctx;
   const found = await deliveryInEndpoint(svc, teamId, endpointId, deliveryId);
   return deliveryDetailView(found.d, found.payload);
 }
@@ -50,7 +53,9 @@ export async function getDelivery(svc: Services, teamId: number, endpointId: num
  * counting. A retryable failure resumes the retry schedule where it stood, so a delivery whose 8
  * attempts are spent ends failed again after one more failed attempt.
  */
-export async function redeliver(svc: Services, teamId: number, endpointId: number, deliveryId: number): Promise<DeliveryView> {
+export async function redeliver(svc: Services, ctx: ServiceContext, endpointId: number, deliveryId: number): Promise<DeliveryView> {
+  requireWrite(ctx);
+  const { teamId } = ctx;
   const { d } = await deliveryInEndpoint(svc, teamId, endpointId, deliveryId);
   const now = svc.clock.now();
   await svc.db.update(deliveries).set({ status: "pending", nextRetryAt: null, updatedAt: now }).where(eq(deliveries.id, d.id));

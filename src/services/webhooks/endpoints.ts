@@ -10,6 +10,7 @@ import type { Plan } from "../../db/schema";
 import type { Services } from "../../services";
 import { EVENT_TYPES } from "../events/emit";
 import { type EndpointRow, endpointView } from "./views";
+import { type ServiceContext, requireWrite } from "../context";
 
 export async function getEndpointInTeam(svc: Services, teamId: number, id: number): Promise<EndpointRow> {
   const row = await svc.db.query.webhookEndpoints.findFirst({
@@ -19,7 +20,12 @@ export async function getEndpointInTeam(svc: Services, teamId: number, id: numbe
   return row;
 }
 
-export async function listEndpoints(svc: Services, teamId: number, plan: Plan, q: PaginationQuery) {
+export async function getEndpoint(svc: Services, ctx: ServiceContext, id: number) {
+  return endpointView(await getEndpointInTeam(svc, ctx.teamId, id));
+}
+
+export async function listEndpoints(svc: Services, ctx: ServiceContext, plan: Plan, q: PaginationQuery) {
+  const { teamId } = ctx;
   const where = eq(webhookEndpoints.teamId, teamId);
   const [rows, totals] = await svc.db.batch([
     svc.db.select().from(webhookEndpoints).where(where).orderBy(desc(webhookEndpoints.id)).limit(q.per_page).offset(pageOffset(q)),
@@ -29,7 +35,9 @@ export async function listEndpoints(svc: Services, teamId: number, plan: Plan, q
 }
 
 /** Deletes the endpoint; its deliveries go with it (ON DELETE CASCADE, spec: "and its delivery log"). */
-export async function deleteEndpoint(svc: Services, teamId: number, id: number): Promise<void> {
+export async function deleteEndpoint(svc: Services, ctx: ServiceContext, id: number): Promise<void> {
+  requireWrite(ctx);
+  const { teamId } = ctx;
   const gone = await svc.db
     .delete(webhookEndpoints)
     .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.teamId, teamId)))

@@ -8,13 +8,16 @@ import { buildEvent } from "../events/emit";
 import { deliverOne } from "./deliver";
 import { getEndpointInTeam } from "./endpoints";
 import { type DeliveryView, deliveryView } from "./views";
+import { type ServiceContext, requireWrite } from "../context";
 
 /**
  * The event row is written already fanned out, so neither fan-out nor the outbox sweep can send it
  * to other endpoints. The first attempt happens in the request (spec §7: 202 "sent"); the answer
  * shows its outcome, and a retryable failure continues on the normal retry schedule.
  */
-export async function sendTest(svc: Services, teamId: number, endpointId: number): Promise<DeliveryView> {
+export async function sendTest(svc: Services, ctx: ServiceContext, endpointId: number): Promise<DeliveryView> {
+  requireWrite(ctx);
+  const { teamId } = ctx;
   const endpoint = await getEndpointInTeam(svc, teamId, endpointId);
   const now = svc.clock.now();
   const event = buildEvent(

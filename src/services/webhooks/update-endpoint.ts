@@ -9,6 +9,7 @@ import { getEndpointInTeam, normaliseDomainIds, normaliseEvents } from "./endpoi
 import { sealSecret } from "./secrets";
 import { assertTargetAllowed } from "./target";
 import { type EndpointView, endpointView } from "./views";
+import { type ServiceContext, requireWrite } from "../context";
 
 export interface UpdateEndpointInput {
   url?: string;
@@ -18,7 +19,9 @@ export interface UpdateEndpointInput {
   enabled?: boolean;
 }
 
-export async function updateEndpoint(svc: Services, teamId: number, id: number, input: UpdateEndpointInput): Promise<EndpointView> {
+export async function updateEndpoint(svc: Services, ctx: ServiceContext, id: number, input: UpdateEndpointInput): Promise<EndpointView> {
+  requireWrite(ctx);
+  const { teamId } = ctx;
   const current = await getEndpointInTeam(svc, teamId, id);
   const set: Partial<typeof webhookEndpoints.$inferInsert> = {};
   if (input.events !== undefined) set.events = normaliseEvents(input.events);
@@ -44,7 +47,9 @@ export async function updateEndpoint(svc: Services, teamId: number, id: number, 
  * A new secret; the one it replaces keeps signing for 24 hours (spec §6 Signature 3). Rotating
  * twice within a day drops the oldest: only the secret just replaced is kept.
  */
-export async function rotateSecret(svc: Services, teamId: number, id: number): Promise<EndpointView> {
+export async function rotateSecret(svc: Services, ctx: ServiceContext, id: number): Promise<EndpointView> {
+  requireWrite(ctx);
+  const { teamId } = ctx;
   const current = await getEndpointInTeam(svc, teamId, id);
   const secret = generateSecret();
   const sealed = await sealSecret(svc, secret);

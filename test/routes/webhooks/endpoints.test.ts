@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { teamContext } from "../../support/context";
 import { call, json, makeTeam } from "../../support/api";
 import { ApiError } from "../../../src/lib/errors";
 import { createEndpoint } from "../../../src/services/webhooks/create-endpoint";
@@ -103,7 +104,7 @@ describe("POST /webhooks", () => {
     // Through the service with the production flags: the test pool may read a local .dev.vars
     // that allows private/insecure targets for development.
     const team = await makeTeam();
-    const error = await createEndpoint(testServices(), team.id, "enterprise", { url, events: ["*"] }).catch((e: unknown) => e);
+    const error = await createEndpoint(testServices(), teamContext(team.id), "enterprise", { url, events: ["*"] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(422);
     expect((error as ApiError).errors?.url?.[0]).toBeTruthy();
@@ -111,14 +112,14 @@ describe("POST /webhooks", () => {
 
   it("accepts a public https target under the production rules", async () => {
     const team = await makeTeam();
-    const created = await createEndpoint(testServices(), team.id, "enterprise", { url: "https://hooks.example.com/in", events: ["*"] });
+    const created = await createEndpoint(testServices(), teamContext(team.id), "enterprise", { url: "https://hooks.example.com/in", events: ["*"] });
     expect(created.url).toBe("https://hooks.example.com/in");
   });
 
   it("answers 503 when the target's DNS cannot be resolved at all (never reads it as fine)", async () => {
     const team = await makeTeam();
     r.stub.setFault("hooks.example.com", "A", "servfail");
-    const error = await createEndpoint(testServices(), team.id, "enterprise", { url: "https://hooks.example.com/x", events: ["*"] }).catch((e: unknown) => e);
+    const error = await createEndpoint(testServices(), teamContext(team.id), "enterprise", { url: "https://hooks.example.com/x", events: ["*"] }).catch((e: unknown) => e);
     expect((error as ApiError).status).toBe(503);
     expect((error as ApiError).code).toBe("dependency_unavailable");
   });
@@ -126,7 +127,7 @@ describe("POST /webhooks", () => {
   it("re-checks a changed URL on PATCH", async () => {
     const team = await makeTeam();
     const hook = await createWebhook(team.full, {});
-    const error = await updateEndpoint(testServices(), team.id, hook.id, { url: "https://internal.example.com/in" }).catch((e: unknown) => e);
+    const error = await updateEndpoint(testServices(), teamContext(team.id), hook.id, { url: "https://internal.example.com/in" }).catch((e: unknown) => e);
     expect((error as ApiError).status).toBe(422);
     const res = await call("/api/v1/webhooks", { method: "POST", token: team.full, body: { url: "ftp://hooks.example.com/", events: ["*"] } });
     expect(res.status, "the HTTP route answers 422 on url too").toBe(422);
