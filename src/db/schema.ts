@@ -8,8 +8,9 @@ const ms = (name: string) => integer(name, { mode: "timestamp_ms" });
 const createdAt = () => ms("created_at").notNull().$defaultFn(() => new Date());
 const bool = (name: string) => integer(name, { mode: "boolean" });
 
-export const PLANS = ["starter", "pro", "enterprise"] as const;
-export type Plan = (typeof PLANS)[number];
+import { PLANS, type Plan } from "../lib/plans";
+
+export { PLANS, type Plan };
 export const TOKEN_SCOPES = ["full", "read_only"] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 

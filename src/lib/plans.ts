@@ -1,5 +1,7 @@
 // Plan allowances (api-decisions.md "Plans") and check intervals per plan.
-import type { Plan } from "../db/schema";
+
+export const PLANS = ["starter", "pro", "enterprise"] as const;
+export type Plan = (typeof PLANS)[number];
 
 export interface PlanLimits {
   requests_per_minute: number;

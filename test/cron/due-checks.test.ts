@@ -5,7 +5,7 @@ import { handleScheduled } from "../../src/cron";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { runDueChecks } from "../../src/services/checks/due";
 import { pruneChecks } from "../../src/services/checks/retention";
-import { CHECK_LEASE_MS } from "../../src/services/checks/schedule";
+import { CHECK_LEASE_MS } from "../../src/services/domains/schedule";
 import { makeTeam } from "../support/api";
 import { addDomain, captureChecks, clockedServices, markVerified } from "../routes/domains/fixtures";
 

@@ -1,7 +1,7 @@
 // BIMI assertion record parsing and the DMARC-enforcement prerequisite (draft-brand-indicators-for-message-identification). No I/O.
 import type { Finding, Result } from "../types";
 import { err, ok } from "../types";
-import { parseTagList } from "./tag-list";
+import { parseTagList } from "../records/tag-list";
 
 export interface BimiRecord {
   /** Logo URI (https, SVG Tiny PS); null when l= is empty. */

@@ -1,6 +1,6 @@
 // BIMI logo checks for SVG Tiny Portable/Secure (size, profile, title, no scripts or external refs). I/O only via the HttpFetch port.
 import type { Finding, HttpFetch } from "../types";
-import { fetchTextCapped } from "../mta-sts/http";
+import { fetchTextCapped } from "../net/http";
 
 /** SVG Tiny PS size limit used by the BIMI Group and checkdmarc: 32 KB. */
 export const SVG_MAX_BYTES = 32 * 1024;

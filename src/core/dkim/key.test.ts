@@ -4,7 +4,7 @@ import { wrapPkcs1 } from "./asn1";
 import { base64Decode, base64Encode, sha256Hex } from "./bytes";
 import { generateKeyPair, txtStrings, zoneRecord } from "./generate";
 import { ageBucket, analyseKey, type KeyAnalysis } from "./key";
-import { RFC8463_KEYS } from "./testdata/rfc8463";
+import { RFC8463_KEYS } from "../../../test/fixtures/dkim/rfc8463";
 
 const analysed = async (rec: string): Promise<KeyAnalysis> => {
   const a = await analyseKey(rec);

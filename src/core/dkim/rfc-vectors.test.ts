@@ -5,7 +5,7 @@ import { base64Encode, sha } from "./bytes";
 import { canonBody, canonHeaderRelaxed, canonHeaderSimple } from "./canonicalize";
 import { parseMessage } from "./message";
 import { verifyMessage } from "./verify";
-import { DKIMPY_ED25519_SIMPLE, RFC8463_KEYS, RFC8463_MESSAGE } from "./testdata/rfc8463";
+import { DKIMPY_ED25519_SIMPLE, RFC8463_KEYS, RFC8463_MESSAGE } from "../../../test/fixtures/dkim/rfc8463";
 
 export const lastTwoLabels = async (d: string): Promise<string | null> => d.split(".").slice(-2).join(".");
 const resolver = () =>

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { FakeResolver } from "../../../test/support/fake-resolver";
 import { lookupSelectors } from "./lookup";
 import { attributeProvider, candidateSelectors, inferProviders, isValidSelector } from "./selectors";
-import { RFC8463_KEYS } from "./testdata/rfc8463";
+import { RFC8463_KEYS } from "../../../test/fixtures/dkim/rfc8463";
 
 describe("attributeProvider", () => {
   it("matches on label boundaries only", () => {

@@ -5,7 +5,7 @@ import { binaryToBytes } from "./bytes";
 import type { GeneratedKey } from "./generate";
 import { signMessage, type SignOptions } from "./sign";
 import { verifyMessage } from "./verify";
-import { NOW, NOW_S, SAMPLE, newKey, orgDomain, zoneFor } from "./testdata/helpers";
+import { NOW, NOW_S, SAMPLE, newKey, orgDomain, zoneFor } from "../../../test/fixtures/dkim/helpers";
 
 let ed: GeneratedKey;
 let rsa: GeneratedKey;

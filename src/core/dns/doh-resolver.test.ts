@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { type DohStub, type DohStubOptions, installDohStub, type StubFault, type StubZone } from "../../../test/support/doh-stub";
 import { DohResolver, globalFetch, parseResolverList } from "./doh-resolver";
-import { CAPTURED_CNAME_A, DKIM_KEY } from "./testdata";
+import { CAPTURED_CNAME_A, DKIM_KEY } from "../../../test/fixtures/dns";
 
 const A = "https://a.test/dns-query";
 const B = "https://b.test/dns-query";

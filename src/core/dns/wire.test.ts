@@ -1,6 +1,6 @@
 // Tests of the RFC 1035 codec: exact query bytes, round trips, captured-style answers, malformed input.
 import { describe, expect, it } from "vitest";
-import { CAPTURED_CNAME_A, DKIM_KEY, hex } from "./testdata";
+import { CAPTURED_CNAME_A, DKIM_KEY, hex } from "../../../test/fixtures/dns";
 import { decodeResponse, encodeQuery, encodeResponse, type ResourceRecord, TYPE } from "./wire";
 
 const toHex = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");

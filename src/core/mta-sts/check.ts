@@ -1,7 +1,7 @@
 // MTA-STS check: _mta-sts TXT, the HTTPS policy file and MX coverage (RFC 8461). I/O via Resolver and HttpFetch.
 import type { Resolver } from "../dns/types";
 import type { Finding, HttpFetch } from "../types";
-import { fetchTextCapped } from "./http";
+import { fetchTextCapped } from "../net/http";
 import { isStsCandidate, mxMatches, parseStsPolicy, parseStsRecord, type StsPolicy } from "./policy";
 
 /** A policy is a few hundred bytes; 64 KB bounds what a sender (and we) will read. */

@@ -1,7 +1,7 @@
 // MTA-STS TXT record and policy-file parsing, and MX pattern matching (RFC 8461 §3.1, §3.2, §4.1). No I/O.
 import type { Result } from "../types";
 import { err, ok } from "../types";
-import { parseTagList } from "../bimi/tag-list";
+import { parseTagList } from "../records/tag-list";
 
 export type StsMode = "enforce" | "testing" | "none";
 

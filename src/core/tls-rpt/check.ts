@@ -2,7 +2,7 @@
 import type { Resolver } from "../dns/types";
 import type { Finding, Result } from "../types";
 import { err, ok } from "../types";
-import { parseTagList } from "../bimi/tag-list";
+import { parseTagList } from "../records/tag-list";
 
 export interface TlsRptRecord {
   rua: string[];

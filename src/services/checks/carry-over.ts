@@ -4,16 +4,9 @@ import type { PartSnapshot, PostureSnapshot } from "../../core/posture/diff";
 import { scorePosture, type ScoredStatus } from "../../core/posture/score";
 import type { CategorizedFinding, PartStatus, PostureCategory } from "../../core/posture/types";
 
-/** What a check row stores in `posture` (and what the single-domain view shows). */
-export interface StoredPosture {
-  records: Record<string, unknown>;
-  blacklists: DomainAnalysis["blacklists"];
-  findings: CategorizedFinding[];
-  recommendations: DomainAnalysis["recommendations"];
-  fixes: DomainAnalysis["fixes"];
-  /** Last known good snapshot per part (stale parts hold the previous check's value). */
-  snapshot: PostureSnapshot;
-}
+import type { StoredPosture } from "../../core/posture/stored";
+
+export type { StoredPosture };
 
 export interface MergedPosture {
   stored: StoredPosture;

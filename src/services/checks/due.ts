@@ -1,6 +1,6 @@
 // Due checks (run every minute by cron): claim due verified domains in one statement and enqueue one check each, 100 per sendBatch. Does I/O (D1, queue).
 import type { Services } from "../../services";
-import { claimDueDomains, enqueueChecks, newCheckId } from "./schedule";
+import { claimDueDomains, enqueueChecks, newCheckId } from "../domains/schedule";
 
 /** Claims per round and rounds per tick: up to 10,000 domains a minute, well inside the cron's wall time. */
 export const CLAIM_CHUNK = 1_000;

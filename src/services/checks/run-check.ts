@@ -17,7 +17,7 @@ import { registrationExpiry } from "../rdap/expiry";
 import { changeAlerts, changeEvents, dkimChanges, expiryAlert, fieldText } from "./changes";
 import { mergePosture, type StoredPosture } from "./carry-over";
 import { gatherHints } from "./hints";
-import { checkIntervalMs, FAILED_RETRY_MS } from "./schedule";
+import { checkIntervalMs, FAILED_RETRY_MS } from "../domains/schedule";
 
 export type CheckOutcome =
   | { recorded: false; reason: "duplicate" | "no_domain" | "not_verified" }

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { checks } from "../../db/schema";
 import { iso } from "../../lib/time";
 import type { Services } from "../../services";
-import type { StoredPosture } from "../checks/carry-over";
+import type { StoredPosture } from "../../core/posture/stored";
 import { getDomainInTeam } from "./get-domain";
 import { domainView, reportAddress, verificationRecord } from "./views";
 import { type ServiceContext } from "../context";

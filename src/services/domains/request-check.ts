@@ -2,7 +2,7 @@
 import { conflict } from "../../lib/errors";
 import type { Services } from "../../services";
 import { requireWrite, type ServiceContext } from "../context";
-import { enqueueChecks, newCheckId } from "../checks/schedule";
+import { enqueueChecks, newCheckId } from "./schedule";
 import { getDomainInTeam } from "./get-domain";
 
 export async function requestCheck(svc: Services, ctx: ServiceContext, domainId: number): Promise<{ check_id: string; status: "queued" }> {

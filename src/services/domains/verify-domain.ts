@@ -4,7 +4,7 @@ import { domains } from "../../db/schema";
 import { dependencyUnavailable } from "../../lib/errors";
 import type { Services } from "../../services";
 import { buildConditionalEvent } from "../alerts/conditional-event";
-import { CHECK_LEASE_MS, enqueueChecks, newCheckId } from "../checks/schedule";
+import { CHECK_LEASE_MS, enqueueChecks, newCheckId } from "./schedule";
 import { commit } from "../commit";
 import { type DomainRow, getDomainInTeam } from "./get-domain";
 import { domainRef, verificationRecord } from "./views";

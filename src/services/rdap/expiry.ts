@@ -1,4 +1,5 @@
 // Domain registration expiry over RDAP (RFC 9224 bootstrap, RFC 9083 events), cached in public_cache. Does I/O (HTTPS via svc.fetch, D1).
+import { fetchTextCapped } from "../../core/net/http";
 import { DAY_MS, HOUR_MS } from "../../lib/time";
 import type { Services } from "../../services";
 import { cacheGet, cachePut } from "./cache";
@@ -16,16 +17,16 @@ export type Expiry =
 
 type Bootstrap = Record<string, string[]>; // tld -> base URLs
 
+/** RDAP answers through the shared capped fetch: the body is never read past MAX_BODY bytes. */
 async function getJson(svc: Services, url: string): Promise<{ status: number; body: unknown } | { error: string }> {
+  const got = await fetchTextCapped(svc.fetch, url, {
+    timeoutMs: FETCH_TIMEOUT_MS, maxBytes: MAX_BODY, accept: "application/rdap+json, application/json", maxRedirects: 3,
+  });
+  if (!got.ok) return { error: got.error };
+  if (got.value.status !== 200) return { status: got.value.status, body: null };
+  if (got.value.tooLarge) return { error: "answer too large" };
   try {
-    const res = await svc.fetch(url, { headers: { accept: "application/rdap+json, application/json" }, redirect: "follow", signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
-    if (res.status !== 200) {
-      await res.body?.cancel();
-      return { status: res.status, body: null };
-    }
-    const text = await res.text();
-    if (text.length > MAX_BODY) return { error: "answer too large" };
-    return { status: 200, body: JSON.parse(text) as unknown };
+    return { status: 200, body: JSON.parse(got.value.body) as unknown };
   } catch (e) {
     return { error: String(e) };
   }

@@ -1,6 +1,6 @@
 // Test helpers for the DKIM tool routes: typed calls, generated keys via the API, zone_file parsing, independent hashing. No real I/O.
 import { expect } from "vitest";
-import { SAMPLE } from "../../../src/core/dkim/testdata/helpers";
+import { SAMPLE } from "../../fixtures/dkim/helpers";
 import { call, json } from "../../support/api";
 
 export interface KeyPair {

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { candidateSelectors } from "../../../src/core/dkim";
-import { RFC8463_KEYS } from "../../../src/core/dkim/testdata/rfc8463";
+import { RFC8463_KEYS } from "../../fixtures/dkim/rfc8463";
 import { call, json, makeTeam, type TestTeam } from "../../support/api";
 import { installDohStub, type DohStub, type StubZone } from "../../support/doh-stub";
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { signMessage } from "../../../src/core/dkim";
-import { RFC8463_KEYS, RFC8463_MESSAGE } from "../../../src/core/dkim/testdata/rfc8463";
+import { RFC8463_KEYS, RFC8463_MESSAGE } from "../../fixtures/dkim/rfc8463";
 import { call, json, makeTeam, type TestTeam } from "../../support/api";
 import { installDohStub, type DohStub, type StubZone } from "../../support/doh-stub";
 import { generate, MESSAGE, verify, zoneStrings, type KeyPair } from "./helpers";

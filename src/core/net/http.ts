@@ -1,4 +1,5 @@
-// Bounded HTTPS GET through the injected HttpFetch (timeout, no redirects, byte-capped body). I/O only via the port.
+// Bounded HTTPS GET through the injected HttpFetch (timeout, byte-capped body, redirects reported or
+// followed to a small limit over https only), shared by MTA-STS, BIMI and RDAP. I/O only via the port.
 import type { HttpFetch, Result } from "../types";
 import { err, ok } from "../types";
 
@@ -16,6 +17,10 @@ export interface FetchedText {
 export interface FetchCapOptions {
   timeoutMs?: number;
   maxBytes: number;
+  /** Accept header, when the server negotiates (RDAP: RFC 7480 §4.2). */
+  accept?: string;
+  /** Redirects to follow (https targets only); 0, the default, reports a 3xx without following it (MTA-STS: RFC 8461 §3.3). */
+  maxRedirects?: number;
 }
 
 /** A network, TLS or timeout failure is an error result (the caller maps it to temperror); never throws. */
@@ -25,14 +30,22 @@ export async function fetchTextCapped(
   opts: FetchCapOptions,
 ): Promise<Result<FetchedText, string>> {
   let res: Response;
-  try {
-    res = await fetch(url, {
-      method: "GET",
-      redirect: "manual",
-      signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000),
-    });
-  } catch (e) {
-    return err(e instanceof Error ? `${e.name}: ${e.message}` : "fetch failed");
+  let target = url;
+  for (let hop = 0; ; hop++) {
+    try {
+      res = await fetch(target, {
+        method: "GET",
+        redirect: "manual",
+        headers: opts.accept ? { accept: opts.accept } : undefined,
+        signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000),
+      });
+    } catch (e) {
+      return err(e instanceof Error ? `${e.name}: ${e.message}` : "fetch failed");
+    }
+    const next = redirectTarget(res, target);
+    if (next === null || hop >= (opts.maxRedirects ?? 0)) break;
+    await res.body?.cancel().catch(() => undefined);
+    target = next;
   }
   const base = {
     status: res.status,
@@ -47,6 +60,19 @@ export async function fetchTextCapped(
   const read = await readCapped(res, opts.maxBytes);
   if (!read.ok) return read;
   return ok({ ...base, ...read.value });
+}
+
+/** The https URL a 3xx points to, or null when the answer is not a usable redirect. */
+function redirectTarget(res: Response, from: string): string | null {
+  if (res.status < 300 || res.status > 399) return null;
+  const location = res.headers.get("location");
+  if (!location) return null;
+  try {
+    const next = new URL(location, from);
+    return next.protocol === "https:" ? next.toString() : null;
+  } catch {
+    return null;
+  }
 }
 
 async function readCapped(

@@ -1,4 +1,4 @@
-// Check scheduling: per-plan intervals, check ids, claiming due domains in one statement, enqueueing with sendBatch. Does I/O (D1, queue).
+// Domain check scheduling: per-plan intervals, check ids, claiming due domains in one statement, enqueueing with sendBatch. Does I/O (D1, queue).
 import { sql } from "drizzle-orm";
 import type { Plan } from "../../db/schema";
 import { randomId } from "../../lib/crypto";
