@@ -3,7 +3,8 @@ import { Scalar } from "@scalar/hono-api-reference";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./context";
 import { createRouter, type Api } from "./app-router";
-import { ApiError } from "./lib/errors";
+import { ApiError, internalError } from "./lib/errors";
+import { errorResponse } from "./middleware/error-response";
 import { authenticate } from "./middleware/auth";
 import { requestId } from "./middleware/request-id";
 import { adminRoutes } from "./routes/admin";
@@ -54,18 +55,15 @@ export function createApp(): Api {
   app.get("/api/v1/docs", Scalar({ url: "/api/v1/openapi.json", pageTitle: "Email Authentication Monitoring API" }));
   app.get("/", (c) => c.json({ data: { service: "emailauth-monitor", api: "/api/v1", docs: "/api/v1/docs" } }));
 
-  app.notFound((c) => c.json({ message: "Route not found.", code: "not_found" }, 404));
+  app.notFound((c) => errorResponse(c, new ApiError(404, "not_found", "Route not found.")));
   app.onError((error, c) => {
-    if (error instanceof ApiError) {
-      for (const [k, v] of Object.entries(error.headers ?? {})) c.header(k, v);
-      return c.json(error.toBody(), error.status);
-    }
+    if (error instanceof ApiError) return errorResponse(c, error);
     if (error instanceof HTTPException && error.status < 500) {
-      const code = error.status === 400 ? "bad_request" : error.status === 413 ? "payload_too_large" : "bad_request";
-      return c.json({ message: error.message || "Bad request.", code }, error.status);
+      const status = error.status === 413 ? 413 : 400;
+      return errorResponse(c, new ApiError(status, status === 413 ? "payload_too_large" : "bad_request", error.message || "Bad request."));
     }
     console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), error: String(error), stack: error instanceof Error ? error.stack : undefined }));
-    return c.json({ message: "Internal error.", code: "internal_error" }, 500);
+    return errorResponse(c, internalError());
   });
   return app;
 }

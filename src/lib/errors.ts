@@ -1,26 +1,31 @@
-// The one error model: services throw ApiError; the app's onError turns it into {message, code[, errors]}.
-import type { ContentfulStatusCode } from "hono/utils/http-status";
+// The one error model: services throw ApiError; every face turns it into the one envelope that
+// errorBody() builds ({message, code, request_id?, errors?}).
 
-export type ErrorCode =
-  | "bad_request"
-  | "unauthenticated"
-  | "forbidden"
-  | "not_found"
-  | "conflict"
-  | "domain_not_verified"
-  | "payload_too_large"
-  | "unsupported_media_type"
-  | "validation_failed"
-  | "rate_limited"
-  | "quota_exceeded"
-  | "dependency_unavailable"
-  | "internal_error";
+export const ERROR_CODES = [
+  "bad_request",
+  "unauthenticated",
+  "forbidden",
+  "not_found",
+  "conflict",
+  "domain_not_verified",
+  "payload_too_large",
+  "unsupported_media_type",
+  "validation_failed",
+  "rate_limited",
+  "quota_exceeded",
+  "dependency_unavailable",
+  "internal_error",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** HTTP statuses an ApiError may carry (every 4xx/5xx the service documents). */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 503;
 
 export type FieldErrors = Record<string, string[]>;
 
 export class ApiError extends Error {
   constructor(
-    readonly status: ContentfulStatusCode,
+    readonly status: ErrorStatus,
     readonly code: ErrorCode,
     message: string,
     readonly errors?: FieldErrors,
@@ -30,10 +35,25 @@ export class ApiError extends Error {
     this.name = "ApiError";
   }
 
-  toBody(): { message: string; code: ErrorCode; errors?: FieldErrors } {
-    return this.errors ? { message: this.message, code: this.code, errors: this.errors } : { message: this.message, code: this.code };
+  toBody(requestId?: string): ErrorEnvelope {
+    return errorBody(this.code, this.message, requestId, this.errors);
   }
 }
+
+export interface ErrorEnvelope {
+  message: string;
+  code: ErrorCode;
+  request_id?: string;
+  errors?: FieldErrors;
+}
+
+/** The only place the error envelope is built; routes, middleware, handlers and ingestion all come here. */
+export function errorBody(code: ErrorCode, message: string, requestId?: string, errors?: FieldErrors): ErrorEnvelope {
+  return { message, code, ...(requestId ? { request_id: requestId } : {}), ...(errors ? { errors } : {}) };
+}
+
+/** The generic 500: no exception text ever reaches the client (it goes to the log with the request id). */
+export const internalError = () => new ApiError(500, "internal_error", "Internal error.");
 
 export const badRequest = (message: string) => new ApiError(400, "bad_request", message);
 export const unauthenticated = () => new ApiError(401, "unauthenticated", "Missing or invalid API token.");

@@ -41,3 +41,25 @@ describe("OpenAPI document", () => {
     expect(doc.components?.securitySchemes).toHaveProperty("dmarcSignature");
   });
 });
+
+describe("the one error envelope", () => {
+  it("every documented 4xx/5xx response of every operation is the Error component", () => {
+    const checked: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths ?? {})) {
+      for (const [method, op] of Object.entries(item ?? {})) {
+        if (!["get", "post", "put", "patch", "delete"].includes(method)) continue;
+        const responses = (op as { responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> }).responses;
+        for (const [status, res] of Object.entries(responses)) {
+          if (!/^[45]\d\d$/.test(status)) continue;
+          const ref = res.content?.["application/json"]?.schema?.$ref;
+          expect(ref, `${method.toUpperCase()} ${path} ${status}`).toBe("#/components/schemas/Error");
+          checked.push(`${method} ${path} ${status}`);
+        }
+      }
+    }
+    expect(checked.length).toBeGreaterThan(50);
+    const schema = (doc.components?.schemas as Record<string, { required?: string[]; properties?: Record<string, { enum?: string[] }> }>).Error;
+    expect(schema?.required?.sort()).toEqual(["code", "message"]);
+    expect(schema?.properties?.code?.enum, "codes are a fixed set").toContain("internal_error");
+  });
+});

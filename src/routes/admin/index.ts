@@ -14,7 +14,7 @@ import { issueToken, revokeToken } from "../../services/teams/tokens";
 
 const adminGate = createMiddleware<AppEnv>(async (c, next) => {
   const expected = c.get("services").config.adminToken;
-  if (!expected) return c.json({ message: "Route not found.", code: "not_found" }, 404);
+  if (!expected) throw new ApiError(404, "not_found", "Route not found.");
   const header = c.req.header("authorization") ?? "";
   const presented = /^Bearer (.+)$/.exec(header)?.[1] ?? "";
   if (!timingSafeEqual(presented, expected)) throw new ApiError(401, "unauthenticated", "Missing or invalid admin token.");
