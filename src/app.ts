@@ -7,7 +7,9 @@ import { ApiError, internalError } from "./lib/errors";
 import { errorResponse } from "./middleware/error-response";
 import { authenticate } from "./middleware/auth";
 import { requestId } from "./middleware/request-id";
-import { adminRoutes } from "./routes/admin";
+import { adminGate, adminRoutes } from "./routes/admin";
+import { registerEventWebhooks } from "./routes/webhooks/event-docs";
+import { openApiDocuments } from "./openapi-documents";
 import { ingestRoutes } from "./routes/ingest";
 import { mountApiRoutes } from "./routes";
 import { createServices } from "./services";
@@ -28,6 +30,9 @@ export function createApp(): Api {
   });
   mountApiRoutes(v1);
 
+  // Served from one build per isolate (src/openapi-documents.ts), before the routers that would claim the paths.
+  app.get("/api/v1/openapi.json", (c) => c.json(openApiDocuments(app, c.get("services").config.siteUrl).team));
+  app.get("/admin/openapi.json", adminGate, (c) => c.json(openApiDocuments(app, c.get("services").config.siteUrl).operator));
   app.route("/api/v1", v1);
   app.route("/admin", adminRoutes());
   app.route("/api/webhooks", ingestRoutes());
@@ -43,15 +48,12 @@ export function createApp(): Api {
     name: "X-Signature",
     description: "sha256=<hex HMAC-SHA256 of the raw request body>, keyed with DMARC_INGEST_SECRET.",
   });
-  app.doc31("/api/v1/openapi.json", (c) => ({
-    openapi: "3.1.0",
-    info: {
-      title: "Email Authentication Monitoring API",
-      version: "1.0.0",
-      description: "SPF, DKIM, DMARC, BIMI, MTA-STS and TLS-RPT posture, DKIM key monitoring, DMARC analytics and signed webhooks.",
-    },
-    servers: [{ url: `${new URL(c.req.url).origin}/api/v1` }],
-  }));
+  app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", {
+    type: "http",
+    scheme: "bearer",
+    description: "The operator's ADMIN_TOKEN secret. Every /admin path is a 404 while it is unset.",
+  });
+  registerEventWebhooks(app.openAPIRegistry);
   app.get("/api/v1/docs", Scalar({ url: "/api/v1/openapi.json", pageTitle: "Email Authentication Monitoring API" }));
   app.get("/", (c) => c.json({ data: { service: "emailauth-monitor", api: "/api/v1", docs: "/api/v1/docs" } }));
 

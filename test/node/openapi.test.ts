@@ -2,12 +2,12 @@
 // the validator compiles JSON Schemas with code generation, which workerd does not allow).
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
+import { EVENT_TYPES } from "../../src/services/events/emit";
 import { createApp } from "../../src/app";
+import { openApiDocuments } from "../../src/openapi-documents";
 
-const doc = createApp().getOpenAPI31Document({
-  openapi: "3.1.0",
-  info: { title: "Email Authentication Monitoring API", version: "1.0.0" },
-});
+// The documents exactly as served (the same builder the /openapi.json routes call).
+const { team: doc, operator } = openApiDocuments(createApp(), null);
 
 describe("OpenAPI document", () => {
   it("is a valid OpenAPI 3.1 document", async () => {
@@ -25,7 +25,7 @@ describe("OpenAPI document", () => {
         .filter(([m]) => ["get", "post", "put", "patch", "delete"].includes(m))
         .map(([m, op]) => ({ path, method: m, op: op as { security?: unknown[]; responses: Record<string, unknown>; operationId?: string } })),
     );
-    const api = ops.filter((o) => !o.path.startsWith("/admin") && !o.path.startsWith("/api/webhooks"));
+    const api = ops.filter((o) => !o.path.startsWith("/api/webhooks"));
     expect(api.length).toBeGreaterThan(0);
     for (const o of api) {
       expect(o.op.security, `${o.method} ${o.path} security`).toEqual([{ bearerAuth: [] }]);
@@ -61,5 +61,40 @@ describe("the one error envelope", () => {
     const schema = (doc.components?.schemas as Record<string, { required?: string[]; properties?: Record<string, { enum?: string[] }> }>).Error;
     expect(schema?.required?.sort()).toEqual(["code", "message"]);
     expect(schema?.properties?.code?.enum, "codes are a fixed set").toContain("internal_error");
+  });
+});
+
+describe("one base for every client", () => {
+  it("paths carry their full prefix and the server is relative (never the Host that fetched it)", () => {
+    expect(doc.servers).toEqual([{ url: "/" }]);
+    expect(Object.keys(doc.paths ?? {}).every((p) => p.startsWith("/api/v1/") || p.startsWith("/api/webhooks/"))).toBe(true);
+    expect(openApiDocuments(createApp(), "https://mon.example.com/").team.servers).toEqual([{ url: "https://mon.example.com" }]);
+  });
+
+  it("keeps operator operations out of the team document and documents them apart", async () => {
+    expect(Object.keys(doc.paths ?? {}).filter((p) => p.startsWith("/admin"))).toEqual([]);
+    expect(Object.keys(doc.components?.securitySchemes ?? {})).not.toContain("adminToken");
+    const paths = Object.keys(operator.paths ?? {});
+    expect(paths.sort()).toEqual(["/admin/teams", "/admin/teams/{team}", "/admin/teams/{team}/tokens", "/admin/tokens/{token_id}"]);
+    for (const item of Object.values(operator.paths ?? {})) {
+      for (const op of Object.values(item ?? {}) as Array<{ operationId?: string; security?: unknown[] }>) {
+        expect(op.operationId).toBeTruthy();
+        expect(op.security).toEqual([{ adminToken: [] }]);
+      }
+    }
+    const result = await new Validator().validate(JSON.parse(JSON.stringify(operator)));
+    expect(result.errors ?? []).toEqual([]);
+  });
+
+  it("publishes every event type as a webhook with its data schema", () => {
+    const hooks = (doc as { webhooks?: Record<string, { post?: { requestBody?: { content?: Record<string, { schema?: { $ref?: string } }> } } }> }).webhooks ?? {};
+    expect(Object.keys(hooks).sort()).toEqual([...EVENT_TYPES].sort());
+    for (const [type, item] of Object.entries(hooks)) {
+      const ref = item.post?.requestBody?.content?.["application/json"]?.schema?.$ref ?? "";
+      const name = ref.replace("#/components/schemas/", "");
+      const schema = (doc.components?.schemas as Record<string, { properties?: Record<string, { enum?: string[]; const?: string }> }>)[name];
+      expect(schema?.properties?.data, type).toBeTruthy();
+      expect(schema?.properties?.type?.enum ?? [schema?.properties?.type?.const], type).toEqual([type]);
+    }
   });
 });

@@ -12,7 +12,7 @@ import { jsonBody } from "../../middleware/json-body";
 import { changePlan, createTeam } from "../../services/teams/teams";
 import { issueToken, revokeToken } from "../../services/teams/tokens";
 
-const adminGate = createMiddleware<AppEnv>(async (c, next) => {
+export const adminGate = createMiddleware<AppEnv>(async (c, next) => {
   const expected = c.get("services").config.adminToken;
   if (!expected) throw new ApiError(404, "not_found", "Route not found.");
   const header = c.req.header("authorization") ?? "";
@@ -32,10 +32,15 @@ const TokenView = z.object({
 });
 const TeamView = z.object({ id: z.number().int(), name: z.string(), plan: z.enum(PLANS), owner_email: z.string(), created_at: z.string() });
 const ERRORS = errorResponses(400, 401, 404, 415, 422);
+const ADMIN_SECURITY = [{ adminToken: [] }];
 
 const createTeamRoute = createRoute({
   method: "post",
   path: "/teams",
+  tags: ["Admin"],
+  operationId: "createTeam",
+  summary: "Create a team with a full and a read-only token",
+  security: ADMIN_SECURITY,
   middleware: [jsonBody()],
   request: {
     body: {
@@ -60,6 +65,10 @@ const createTeamRoute = createRoute({
 const createTokenRoute = createRoute({
   method: "post",
   path: "/teams/{team}/tokens",
+  tags: ["Admin"],
+  operationId: "createToken",
+  summary: "Issue a token for a team",
+  security: ADMIN_SECURITY,
   middleware: [jsonBody()],
   request: {
     params: Id,
@@ -71,6 +80,10 @@ const createTokenRoute = createRoute({
 const revokeTokenRoute = createRoute({
   method: "delete",
   path: "/tokens/{token_id}",
+  tags: ["Admin"],
+  operationId: "revokeToken",
+  summary: "Revoke a token (effective immediately)",
+  security: ADMIN_SECURITY,
   request: { params: z.object({ token_id: z.coerce.number().int().positive() }) },
   responses: { 204: { description: "Revoked; effective immediately." }, ...ERRORS },
 });
@@ -78,6 +91,10 @@ const revokeTokenRoute = createRoute({
 const changePlanRoute = createRoute({
   method: "patch",
   path: "/teams/{team}",
+  tags: ["Admin"],
+  operationId: "changePlan",
+  summary: "Change a team's plan",
+  security: ADMIN_SECURITY,
   middleware: [jsonBody()],
   request: { params: Id, body: { required: true, content: { "application/json": { schema: z.object({ plan: z.enum(PLANS) }) } } } },
   responses: { 200: { description: "Plan changed.", content: { "application/json": { schema: dataOf(TeamView) } } }, ...ERRORS },

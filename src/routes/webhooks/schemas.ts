@@ -1,6 +1,7 @@
 // Request and response schemas of the webhook routes (spec §2 WebhookEndpoint, WebhookDelivery).
 import { z } from "@hono/zod-openapi";
 import { PageMeta, PaginationQuery } from "../../lib/pagination";
+import { WebhookEvent } from "./event-docs";
 
 const dt = z.string().nullable().openapi({ format: "date-time" });
 const id = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
@@ -72,7 +73,7 @@ export const WebhookDelivery = z
   .openapi("WebhookDelivery");
 
 export const WebhookDeliveryDetail = WebhookDelivery.extend({
-  payload: z.record(z.string(), z.unknown()).nullable().openapi({ description: "The JSON body that is sent." }),
+  payload: WebhookEvent.nullable().openapi({ description: "The JSON body that is sent: one of the events of the `webhooks` section." }),
   response: z
     .object({
       status: z.number().int(),

@@ -1,6 +1,7 @@
 // API shapes of webhook endpoints and deliveries (spec §2 WebhookEndpoint, WebhookDelivery). No I/O.
 import type { deliveries, webhookEndpoints } from "../../db/schema";
 import { iso } from "../../lib/time";
+import type { EventPayload } from "../events/schemas";
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 export type DeliveryRow = typeof deliveries.$inferSelect;
@@ -47,7 +48,8 @@ export function deliveryDetailView(row: DeliveryRow, payload: unknown) {
   const answered = row.responseStatus !== null && row.responseStatus !== undefined;
   return {
     ...deliveryView(row),
-    payload: (payload ?? null) as Record<string, unknown> | null,
+    // The stored body was built by buildEvent from the event schemas (src/services/events/schemas.ts).
+    payload: (payload ?? null) as EventPayload | null,
     response: answered ? { status: row.responseStatus as number, body: row.responseBody ?? "", headers: headers ?? {} } : null,
   };
 }

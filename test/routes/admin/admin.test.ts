@@ -72,3 +72,17 @@ describe("admin API", () => {
     }
   });
 });
+
+describe("the operator document", () => {
+  it("is served at /admin/openapi.json behind the admin token, and the team document has no /admin path", async () => {
+    expect((await call("/admin/openapi.json")).status).toBe(401);
+    expect((await call("/admin/openapi.json", { token: `${ADMIN_TOKEN}x` })).status).toBe(401);
+    const res = await call("/admin/openapi.json", { token: ADMIN_TOKEN });
+    expect(res.status).toBe(200);
+    const operator = await json<{ paths: Record<string, unknown>; servers: Array<{ url: string }> }>(res);
+    expect(Object.keys(operator.paths)).toContain("/admin/teams");
+    const team = await json<{ paths: Record<string, unknown>; servers: Array<{ url: string }> }>(await call("/api/v1/openapi.json", { headers: { host: "evil.example" } }));
+    expect(Object.keys(team.paths).some((p) => p.startsWith("/admin"))).toBe(false);
+    expect(team.servers, "the Host header never becomes the server").toEqual([{ url: "/" }]);
+  });
+});

@@ -1,0 +1,87 @@
+// The OpenAPI 3.1 documents, built once per isolate from the routes' own schemas: the team-facing
+// document (/api/v1/openapi.json) and the operator document for /admin (/admin/openapi.json).
+// The server is the configured public URL (SITE_URL) or the relative "/", never the request's Host
+// header, so a generated client never bakes in whatever host fetched the document.
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "./context";
+
+type Document = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
+
+export interface Documents {
+  team: Document;
+  operator: Document;
+}
+
+const INFO = {
+  title: "Email Authentication Monitoring API",
+  version: "1.0.0",
+  description:
+    "SPF, DKIM, DMARC, BIMI, MTA-STS and TLS-RPT posture, DKIM key monitoring, DMARC analytics and signed webhooks. " +
+    "Every path below starts with its full prefix (/api/v1, /api/webhooks), so the server is the site's origin.",
+  license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+  contact: { name: "Support", url: "https://emailauth.example/support", email: "support@emailauth.example" },
+};
+
+const TAGS = [
+  { name: "Account", description: "The calling token's team, plan, limits and usage." },
+  { name: "Domains", description: "Monitored domains, ownership verification, checks, history and diffs." },
+  { name: "DKIM", description: "The DKIM selector inventory of a domain and its key history." },
+  { name: "DKIM tools", description: "Verify a message, generate a key pair, look up a domain's selectors." },
+  { name: "DMARC", description: "Aggregate-report analytics of a domain." },
+  { name: "DMARC ingestion", description: "Where reporters (or a forwarding worker) post DMARC aggregate reports." },
+  { name: "Alerts", description: "Open and resolved alerts of the team." },
+  { name: "Intel", description: "Posture of any domain and checks of email addresses." },
+  { name: "Webhooks", description: "Endpoints, the event catalogue, deliveries and redelivery." },
+];
+
+const cache = new Map<string, Documents>();
+
+export function openApiDocuments(app: OpenAPIHono<AppEnv>, siteUrl: string | null): Documents {
+  const server = siteUrl ? siteUrl.replace(/\/+$/, "") : "/";
+  const hit = cache.get(server);
+  if (hit) return hit;
+  const full = app.getOpenAPI31Document({ openapi: "3.1.0", info: INFO, servers: [{ url: server }] });
+  const paths = full.paths ?? {};
+  const isOperator = (p: string) => p === "/admin" || p.startsWith("/admin/");
+  const pick = (keep: (p: string) => boolean) => Object.fromEntries(Object.entries(paths).filter(([p]) => keep(p)));
+  const schemes = (full.components?.securitySchemes ?? {}) as Record<string, unknown>;
+  const { adminToken, ...teamSchemes } = schemes;
+  const team: Document = {
+    ...full,
+    tags: TAGS,
+    paths: pick((p) => !isOperator(p)),
+    components: { ...full.components, securitySchemes: teamSchemes as NonNullable<Document["components"]>["securitySchemes"] },
+  };
+  const { webhooks: _events, ...withoutWebhooks } = full;
+  const operator: Document = {
+    ...withoutWebhooks,
+    info: { ...INFO, title: "Email Authentication Monitoring: operator API", description: "Teams, tokens and plans. Every path needs the ADMIN_TOKEN secret as a bearer token." },
+    tags: [{ name: "Admin", description: "Operator operations (ADMIN_TOKEN)." }],
+    paths: pick(isOperator),
+    components: {
+      schemas: referencedSchemas(pick(isOperator), full.components?.schemas ?? {}),
+      securitySchemes: { adminToken } as NonNullable<Document["components"]>["securitySchemes"],
+    },
+  };
+  const out = { team, operator };
+  cache.set(server, out);
+  return out;
+}
+
+/** Only the component schemas that `root` reaches through $ref, transitively (a document without dead components). */
+function referencedSchemas(root: unknown, schemas: Record<string, unknown>): Record<string, never> {
+  const out: Record<string, unknown> = {};
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (node === null || typeof node !== "object") return;
+    for (const [k, v] of Object.entries(node)) {
+      const name = k === "$ref" && typeof v === "string" ? /^#\/components\/schemas\/(.+)$/.exec(v)?.[1] : undefined;
+      if (name !== undefined && !(name in out) && name in schemas) {
+        out[name] = schemas[name];
+        walk(schemas[name]);
+      } else walk(v);
+    }
+  };
+  walk(root);
+  return out as Record<string, never>;
+}
