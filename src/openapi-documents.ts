@@ -25,12 +25,11 @@ const INFO = {
 const TAGS = [
   { name: "Account", description: "The calling token's team, plan, limits and usage." },
   { name: "Domains", description: "Monitored domains, ownership verification, checks, history and diffs." },
-  { name: "DKIM", description: "The DKIM selector inventory of a domain and its key history." },
-  { name: "DKIM tools", description: "Verify a message, generate a key pair, look up a domain's selectors." },
+  { name: "DKIM", description: "A domain's DKIM selector inventory and key history; tools to verify a message, generate a key pair and look up any domain's selectors." },
   { name: "DMARC", description: "Aggregate-report analytics of a domain." },
   { name: "DMARC ingestion", description: "Where reporters (or a forwarding worker) post DMARC aggregate reports." },
   { name: "Alerts", description: "Open and resolved alerts of the team." },
-  { name: "Intel", description: "Posture of any domain and checks of email addresses." },
+  { name: "Intelligence", description: "Posture of any domain and checks of email addresses." },
   { name: "Webhooks", description: "Endpoints, the event catalogue, deliveries and redelivery." },
 ];
 

@@ -32,7 +32,8 @@ const AlertParams = z.object({
 });
 
 const list = createRoute({
-  method: "get", path: "/alerts", tags: ["Alerts"], security: BEARER, operationId: "listAlerts", summary: "List alerts, newest first",
+  method: "get", path: "/alerts", tags: ["Alerts"], security: BEARER, operationId: "listAlerts",
+  description: "The team's alerts (drift, blacklist, expiry, DKIM, DMARC failure spike), newest first; filter with open=true or open=false.", summary: "List alerts, newest first",
   request: { query: AlertQuery },
   responses: { 200: jsonContent(pageOf(Alert), "A page of alerts."), ...errorResponses(...AUTH_ERRORS, 422) },
 });

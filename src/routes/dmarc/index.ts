@@ -49,7 +49,8 @@ export const DmarcAnalyticsSchema = z
   .openapi("DmarcAnalytics");
 
 const analytics = createRoute({
-  method: "get", path: "/domains/{domain}/dmarc", tags: ["DMARC"], operationId: "getDmarcAnalytics", security: BEARER,
+  method: "get", path: "/domains/{domain}/dmarc", tags: ["DMARC"], operationId: "getDmarcAnalytics",
+  description: "Aggregate-report analytics for the last `days` days: pass/fail and alignment rates, sources with identified senders, failing senders with fixes, enforcement advice and the suggested DMARC record.", security: BEARER,
   summary: "DMARC aggregate-report analytics: alignment, sources, failing senders, enforcement advice, daily series",
   request: { params: Params, query: Query },
   responses: { 200: jsonContent(dataOf(DmarcAnalyticsSchema), "The analytics."), ...errorResponses(...AUTH_ERRORS, 404, 422) },

@@ -38,9 +38,17 @@ const SIGNATURE_HEADERS = z.object({
 
 interface WebhookRegistry {
   registerWebhook(config: unknown): void;
+  registerComponent(type: "securitySchemes", name: string, component: unknown): unknown;
 }
 
 export function registerEventWebhooks(registry: WebhookRegistry): void {
+  registry.registerComponent("securitySchemes", "webhookSignature", {
+    type: "apiKey",
+    in: "header",
+    name: "webhook-signature",
+    description:
+      "Standard Webhooks signature: `v1,<base64 HMAC-SHA256 of webhook-id.webhook-timestamp.body>` keyed with the endpoint's secret (whsec_..., base64 after the prefix). Receivers verify it; they never send it.",
+  });
   for (const type of EVENT_TYPES) {
     registry.registerWebhook({
       method: "post",
@@ -48,6 +56,7 @@ export function registerEventWebhooks(registry: WebhookRegistry): void {
       operationId: `on${pascal(type)}`,
       summary: `The ${type} event`,
       tags: ["Webhooks"],
+      security: [{ webhookSignature: [] }],
       request: { headers: SIGNATURE_HEADERS, body: { required: true, content: { "application/json": { schema: ENVELOPES[type] } } } },
       responses: {
         200: { description: "Any 2xx acknowledges the delivery." },
