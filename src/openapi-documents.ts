@@ -39,7 +39,7 @@ export function openApiDocuments(app: OpenAPIHono<AppEnv>, siteUrl: string | nul
   const server = siteUrl ? siteUrl.replace(/\/+$/, "") : "/";
   const hit = cache.get(server);
   if (hit) return hit;
-  const full = app.getOpenAPI31Document({ openapi: "3.1.0", info: INFO, servers: [{ url: server }] });
+  const full = withSharedResponseParts(app.getOpenAPI31Document({ openapi: "3.1.0", info: INFO, servers: [{ url: server }] }));
   const paths = full.paths ?? {};
   const isOperator = (p: string) => p === "/admin" || p.startsWith("/admin/");
   const pick = (keep: (p: string) => boolean) => Object.fromEntries(Object.entries(paths).filter(([p]) => keep(p)));
@@ -59,6 +59,10 @@ export function openApiDocuments(app: OpenAPIHono<AppEnv>, siteUrl: string | nul
     paths: pick(isOperator),
     components: {
       schemas: referencedSchemas(pick(isOperator), full.components?.schemas ?? {}),
+      headers: Object.fromEntries(
+        Object.entries(full.components?.headers ?? {}).filter(([name]) => JSON.stringify(pick(isOperator)).includes(`#/components/headers/${name}"`) || name === "X-Request-Id"),
+      ),
+      responses: full.components?.responses,
       securitySchemes: { adminToken } as NonNullable<Document["components"]>["securitySchemes"],
     },
   };
@@ -83,4 +87,44 @@ function referencedSchemas(root: unknown, schemas: Record<string, unknown>): Rec
   };
   walk(root);
   return out as Record<string, never>;
+}
+
+const SHARED_HEADERS: Record<string, { description: string; schema: { type: "integer" | "string" } }> = {
+  "X-Request-Id": { description: "This response's id (the caller's own X-Request-Id when it sent a sane one); also `request_id` in error bodies.", schema: { type: "string" } },
+  "X-RateLimit-Limit": { description: "Requests allowed per minute.", schema: { type: "integer" } },
+  "X-RateLimit-Remaining": { description: "Requests left in this minute.", schema: { type: "integer" } },
+  "X-RateLimit-Reset": { description: "Seconds until the minute window resets.", schema: { type: "integer" } },
+  "X-Quota-Limit": { description: "Requests allowed this calendar month.", schema: { type: "integer" } },
+  "X-Quota-Used": { description: "Requests counted this month.", schema: { type: "integer" } },
+  "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer" } },
+};
+
+type Json = Record<string, unknown>;
+
+/**
+ * Response parts every operation shares, declared once as components: the rate-limit and request-id
+ * headers (referenced from each response that carries them) and a `default` error response.
+ */
+function withSharedResponseParts(doc: Document): Document {
+  const components = (doc.components ?? {}) as Json;
+  components.headers = { ...((components.headers as Json | undefined) ?? {}), ...SHARED_HEADERS };
+  components.responses = {
+    ...((components.responses as Json | undefined) ?? {}),
+    Error: { description: "Any other error, in the one error envelope.", headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } }, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+  };
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Json>)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (!["get", "post", "put", "patch", "delete"].includes(method)) continue;
+      const responses = (op as { responses: Record<string, Json> }).responses;
+      for (const res of Object.values(responses)) {
+        if ("$ref" in res) continue;
+        const headers = { ...((res.headers as Json | undefined) ?? {}) };
+        for (const name of Object.keys(headers)) if (name in SHARED_HEADERS) headers[name] = { $ref: `#/components/headers/${name}` };
+        headers["X-Request-Id"] = { $ref: "#/components/headers/X-Request-Id" };
+        res.headers = headers;
+      }
+      responses.default ??= { $ref: "#/components/responses/Error" };
+    }
+  }
+  return { ...doc, components: components as Document["components"] };
 }
