@@ -1,5 +1,4 @@
 // createApp(): the Hono application, its error model, the OpenAPI document and the API reference.
-import { Scalar } from "@scalar/hono-api-reference";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./context";
 import { createRouter, type Api } from "./app-router";
@@ -10,6 +9,7 @@ import { requestId } from "./middleware/request-id";
 import { adminGate, adminRoutes } from "./routes/admin";
 import { registerEventWebhooks } from "./routes/webhooks/event-docs";
 import { openApiDocuments } from "./openapi-documents";
+import { type ReferenceDocument, renderApiReference } from "./pages/api-reference";
 import { ingestRoutes } from "./routes/ingest";
 import { mountApiRoutes } from "./routes";
 import { createServices } from "./services";
@@ -54,7 +54,7 @@ export function createApp(): Api {
     description: "The operator's ADMIN_TOKEN secret. Every /admin path is a 404 while it is unset.",
   });
   registerEventWebhooks(app.openAPIRegistry);
-  app.get("/api/v1/docs", Scalar({ url: "/api/v1/openapi.json", pageTitle: "Email Authentication Monitoring API" }));
+  app.get("/api/v1/docs", (c) => c.html(renderApiReference(openApiDocuments(app, c.get("services").config.siteUrl).team as ReferenceDocument)));
   app.get("/", (c) => c.json({ data: { service: "emailauth-monitor", api: "/api/v1", docs: "/api/v1/docs" } }));
 
   app.notFound((c) => errorResponse(c, new ApiError(404, "not_found", "Route not found.")));

@@ -34,5 +34,10 @@ describe("conventions", () => {
     const docs = await call("/api/v1/docs");
     expect(docs.status).toBe(200);
     expect(docs.headers.get("content-type")).toContain("text/html");
+    const html = await docs.text();
+    expect(html, "no script and nothing loaded from another host (works without a CDN)").not.toMatch(/<script|<link[^>]+href="https?:|src="https?:/i);
+    for (const id of ["getAccount", "createDomain", "getDmarcAnalytics", "redeliverWebhookDelivery"]) expect(html).toContain(`id="${id}"`);
+    expect(html).toContain('id="event-dkim.key.rotated"');
+    expect(html).toContain('id="schema-Error"');
   });
 });
