@@ -12,6 +12,7 @@ export const Account = z
       requests_per_minute: z.number().int(),
       requests_per_month: z.number().int(),
       webhook_endpoints: z.number().int(),
+      domains: z.number().int().openapi({ description: "Monitored domains the plan allows." }),
       check_interval_hours: z.number().int(),
     }),
     token: z.object({ id: z.number().int(), name: z.string(), scope: z.enum(["full", "read_only"]), prefix: z.string() }),

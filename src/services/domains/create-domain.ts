@@ -1,9 +1,10 @@
 // Adds a domain to a team: normalised name, random ownership and report tokens, domain.created in the same batch. Does I/O (D1).
 import { and, eq, sql } from "drizzle-orm";
 import { normaliseDomainName } from "../../core/dns/names";
-import { domains } from "../../db/schema";
+import { domains, teams } from "../../db/schema";
+import { PLAN_LIMITS } from "../../lib/plans";
 import { randomBase62 } from "../../lib/crypto";
-import { conflict, validationFailed } from "../../lib/errors";
+import { conflict, notFound, validationFailed } from "../../lib/errors";
 import type { Services } from "../../services";
 import { buildConditionalEvent } from "../alerts/conditional-event";
 import { commit } from "../commit";
@@ -24,26 +25,30 @@ export async function createDomain(svc: Services, ctx: ServiceContext, input: Cr
   if (!name.ok) throw validationFailed({ name: [name.error] });
   const exists = await svc.db.select({ id: domains.id }).from(domains).where(and(eq(domains.teamId, teamId), eq(domains.name, name.value))).get();
   if (exists) throw conflict(`${name.value} is already in this team.`);
+  const team = await svc.db.select({ plan: teams.plan }).from(teams).where(eq(teams.id, teamId)).get();
+  if (!team) throw notFound("Team");
+  const limit = PLAN_LIMITS[team.plan].domains;
 
   const now = svc.clock.now();
-  const values = {
-    teamId, name: name.value, client: input.client_id == null ? null : String(input.client_id),
-    verified: false, verificationToken: randomBase62(32), reportToken: randomBase62(20).toLowerCase(), createdAt: now,
-  };
-  // The event needs the new id: insert first, then the event selects it within the same transaction.
-  const insert = svc.db.insert(domains).values(values).returning();
+  const values = { name: name.value, client: input.client_id == null ? null : String(input.client_id), verificationToken: randomBase62(32), reportToken: randomBase62(20).toLowerCase() };
+  // The allowance is checked inside the insert (INSERT ... SELECT ... WHERE count < limit), so concurrent
+  // adds cannot pass it together. The event needs the new id: it selects the row within the same transaction.
+  const insert = svc.db.insert(domains).select(sql`
+    SELECT NULL, ${teamId}, ${values.name}, ${values.client}, 0, ${values.verificationToken}, NULL, ${values.reportToken},
+      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ${now.getTime()}
+    WHERE (SELECT COUNT(*) FROM domains WHERE team_id = ${teamId}) < ${limit}`).returning();
   const event = buildConditionalEvent(svc.db, { type: "domain.created", teamId, domain: { id: 0, name: name.value }, data: {} }, now, {
     from: sql`domains`, where: sql`domains.team_id = ${teamId} AND domains.name = ${name.value}`,
     patch: { path: "$.data.domain.id", value: sql`domains.id` }, domainId: sql`domains.id`,
   });
   let row: DomainRow | undefined;
   try {
-    const [inserted] = await commit(svc, [insert, event.statement], [event.id]);
+    const [inserted] = await commit(svc, [insert, event.statement], ([rows]) => (rows.length > 0 ? [event.id] : []));
     row = inserted[0];
   } catch (e) {
     if (isUniqueViolation(e)) throw conflict(`${name.value} is already in this team.`);
     throw e;
   }
-  if (!row) throw new Error("domain insert returned no row");
+  if (!row) throw conflict(`The plan allows ${limit} domains; delete one or upgrade the plan.`);
   return row;
 }
