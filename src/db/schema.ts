@@ -58,6 +58,9 @@ export const domains = sqliteTable(
     registrationExpiresAt: ms("registration_expires_at"),
     registrationCheckedAt: ms("registration_checked_at"),
     createdAt: createdAt(),
+    /** The check queued and not yet recorded: a second request returns it instead of queueing another. */
+    pendingCheckId: text("pending_check_id"),
+    pendingCheckAt: ms("pending_check_at"),
   },
   (t) => [
     uniqueIndex("domains_team_name_uq").on(t.teamId, t.name),

@@ -156,7 +156,9 @@ describe("check pipeline (emailauth-checks consumer)", () => {
     expect(out).toMatchObject({ recorded: true, status: "failed" });
     const row = await env.DB.prepare("SELECT next_check_at, score, last_check_id FROM domains WHERE id = ?").bind(added.id).first<{ next_check_at: number; score: number | null; last_check_id: string | null }>();
     expect(row).toEqual({ next_check_at: t.getTime() + 15 * 60_000, score: null, last_check_id: null });
-    expect((await eventsOf(added.id)).map((e) => e.type)).toEqual(["domain.created"]);
+    const events = await eventsOf(added.id);
+    expect(events.map((e) => e.type), "check.completed says the check failed; nothing else is emitted").toEqual(["domain.created", "check.completed"]);
+    expect(events[1]?.data.check).toMatchObject({ id: `chk_fail_${added.id}`, status: "failed", error: expect.stringContaining("temperror"), score: null, changes: 0 });
   });
 
   it("raises a blacklist alert once per listing and updates it on repeat; the delisting is an event", async () => {

@@ -1,6 +1,6 @@
 // Due checks (run every minute by cron): claim due verified domains in one statement and enqueue one check each, 100 per sendBatch. Does I/O (D1, queue).
 import type { Services } from "../../services";
-import { claimDueDomains, enqueueChecks, newCheckId } from "../domains/schedule";
+import { claimDueDomains, enqueueChecks } from "../domains/schedule";
 
 /** Claims per round and rounds per tick: up to 10,000 domains a minute, well inside the cron's wall time. */
 export const CLAIM_CHUNK = 1_000;
@@ -20,7 +20,7 @@ export async function runDueChecks(svc: Services, opts: { chunk?: number; rounds
     out.claimed += claim.ids.length;
     out.rowsRead += claim.rowsRead;
     // A failed enqueue leaves the lease in place: the domains come due again when it expires.
-    out.enqueued += await enqueueChecks(svc, claim.ids.map((id) => ({ domain_id: id, check_id: newCheckId(), trigger: "scheduled" as const })));
+    out.enqueued += await enqueueChecks(svc, claim.checks.map((c) => ({ domain_id: c.domainId, check_id: c.checkId, trigger: "scheduled" as const })));
     if (claim.ids.length < chunk) break;
   }
   if (out.claimed > 0) console.log(JSON.stringify({ level: "info", msg: "due checks enqueued", ...out }));

@@ -1,5 +1,5 @@
 // One check of one domain (pipelines.md §1): all DNS/RDAP first, then ONE D1 batch with the check, diffs, events, alerts and schedule. Does I/O.
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { analyzeDomain } from "../../core/posture/analyze-domain";
 import { diffPostures } from "../../core/posture/diff";
 import type { PartStatus } from "../../core/posture/types";
@@ -20,7 +20,7 @@ import { gatherHints } from "./hints";
 import { checkIntervalMs, FAILED_RETRY_MS } from "../domains/schedule";
 
 export type CheckOutcome =
-  | { recorded: false; reason: "duplicate" | "no_domain" | "not_verified" }
+  | { recorded: false; reason: "duplicate" | "no_domain" | "not_verified" | "superseded" }
   | { recorded: true; status: "completed" | "failed"; checkId: string; changes: number; eventIds: string[] };
 
 const CORE_PARTS = ["spf", "dmarc", "mx", "bimi", "mta_sts", "tls_rpt"] as const;
@@ -34,6 +34,10 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   if (!found) return { recorded: false, reason: "no_domain" };
   const { domain, plan } = found;
   if (!domain.verified) return { recorded: false, reason: "not_verified" };
+  // A newer check of this domain was reserved after this message was sent (this one outlived its lease
+  // in the queue): that one runs, this one is dropped, so a backlog never doubles checks and events.
+  if (domain.pendingCheckId !== null && domain.pendingCheckId !== msg.check_id) return { recorded: false, reason: "superseded" };
+  const releasePending = sql`CASE WHEN pending_check_id = ${msg.check_id} THEN NULL ELSE pending_check_id END`;
   const prev = domain.lastCheckId ? await db.select().from(checks).where(eq(checks.id, domain.lastCheckId)).get() : undefined;
   const previous = prev?.status === "completed" ? (prev.posture as StoredPosture | null) : null;
 
@@ -58,16 +62,29 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   ]);
   const durationMs = Date.now() - started;
 
-  // ---- Every resolver failed: record a failed check and retry sooner; nothing else changes.
+  // ---- Every resolver failed: record a failed check and retry sooner. check.completed says so; no
+  // posture field, diff, other event or alert changes (an outage is never read as a change).
   if (CORE_PARTS.every((p) => analysis.snapshot[p]?.status === "temperror")) {
+    const error = "every DNS lookup failed (temperror)";
+    const failed = buildEvent(db, {
+      ...ctx, type: "check.completed",
+      data: {
+        check: {
+          id: msg.check_id, status: "failed", trigger: msg.trigger, score: null, grade: null,
+          previous_score: domain.score, previous_grade: domain.grade, dmarc_policy: domain.dmarcPolicy,
+          stale_parts: [...CORE_PARTS], changes: 0, created_at: now.toISOString(), error,
+        },
+      },
+    }, now);
     await commit(svc, [
       db.insert(checks).values({
         id: msg.check_id, domainId: domain.id, status: "failed", trigger: msg.trigger, queries: analysis.queries,
-        durationMs, error: "every DNS lookup failed (temperror)", createdAt: now,
+        durationMs, error, createdAt: now,
       }),
-      db.update(domains).set({ nextCheckAt: new Date(now.getTime() + FAILED_RETRY_MS) }).where(eq(domains.id, domain.id)),
-    ]);
-    return { recorded: true, status: "failed", checkId: msg.check_id, changes: 0, eventIds: [] };
+      failed.statement,
+      db.update(domains).set({ nextCheckAt: new Date(now.getTime() + FAILED_RETRY_MS), pendingCheckId: releasePending }).where(eq(domains.id, domain.id)),
+    ], [failed.id]);
+    return { recorded: true, status: "failed", checkId: msg.check_id, changes: 0, eventIds: [failed.id] };
   }
 
   const merged = mergePosture(analysis, previous, domain.dmarcPolicy, inventory.stale ? null : dkimStatus);
@@ -112,7 +129,7 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
     ...alertUpserts.statements,
     db.update(domains).set({
       score: merged.score, grade: merged.grade, dmarcPolicy: merged.dmarcPolicy, lastCheckedAt: now, lastCheckId: msg.check_id,
-      nextCheckAt: new Date(now.getTime() + checkIntervalMs(plan)),
+      nextCheckAt: new Date(now.getTime() + checkIntervalMs(plan)), pendingCheckId: releasePending,
       ...(expiry && expiry.status !== "unknown" ? { registrationExpiresAt: expiresAt, registrationCheckedAt: now } : {}),
     }).where(eq(domains.id, domain.id)),
   ];

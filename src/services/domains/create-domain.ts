@@ -35,7 +35,7 @@ export async function createDomain(svc: Services, ctx: ServiceContext, input: Cr
   // adds cannot pass it together. The event needs the new id: it selects the row within the same transaction.
   const insert = svc.db.insert(domains).select(sql`
     SELECT NULL, ${teamId}, ${values.name}, ${values.client}, 0, ${values.verificationToken}, NULL, ${values.reportToken},
-      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ${now.getTime()}
+      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ${now.getTime()}, NULL, NULL
     WHERE (SELECT COUNT(*) FROM domains WHERE team_id = ${teamId}) < ${limit}`).returning();
   const event = buildConditionalEvent(svc.db, { type: "domain.created", teamId, domain: { id: 0, name: name.value }, data: {} }, now, {
     from: sql`domains`, where: sql`domains.team_id = ${teamId} AND domains.name = ${name.value}`,

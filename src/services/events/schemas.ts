@@ -38,6 +38,7 @@ export const EVENT_DATA = {
       stale_parts: z.array(z.string()).describe("Parts whose lookup failed; their last good value was carried over."),
       changes: z.number().int().describe("Number of diffs this check found."),
       created_at: iso(),
+      error: z.string().optional().describe("Why a failed check failed (status failed only)."),
     }),
   }),
   "posture.changed": domainEvent({ check_id: z.string(), changes: z.array(Change) }),
