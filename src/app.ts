@@ -22,6 +22,16 @@ export function createApp(): Api {
     await next();
   });
 
+  // Team data, tokens and secrets (a new webhook secret, a generated private key, an issued token) must
+  // never sit in a shared or browser cache: every API and operator answer is no-store. The public
+  // documents may be cached briefly.
+  app.use("*", async (c, next) => {
+    await next();
+    const p = c.req.path;
+    const publicDoc = p === "/api/v1/openapi.json" || p === "/api/v1/docs";
+    if (p.startsWith("/api/") || p.startsWith("/admin")) c.res.headers.set("Cache-Control", publicDoc ? "public, max-age=300" : "no-store");
+  });
+
   const v1 = createRouter();
   v1.use("*", async (c, next) => {
     const p = c.req.path;

@@ -10,3 +10,8 @@ export function fieldErrors(error: ZodError, fallbackKey: string): FieldErrors {
   }
   return out;
 }
+
+/** Query-string booleans read the same everywhere (docs/decisions.md): true/false/1/0, case-insensitive. */
+export const BOOLEAN_QUERY_VALUES = ["true", "false", "1", "0"] as const;
+export const parseBooleanQuery = (v: string | undefined): boolean | undefined =>
+  v === undefined ? undefined : v.toLowerCase() === "true" || v === "1";

@@ -34,3 +34,16 @@ describe("error envelope", () => {
     expect((await envelope(res)).request_id).toBe("client-req-12345");
   });
 });
+
+describe("caching", () => {
+  it("answers that can carry tokens or secrets are no-store; the public document may be cached", async () => {
+    const team = await makeTeam();
+    const hook = await call("/api/v1/webhooks", { method: "POST", token: team.full, body: { url: "https://hooks.example.com/x", events: ["*"] } });
+    expect(hook.headers.get("cache-control")).toBe("no-store");
+    expect((await call("/api/v1/dkim/generate", { method: "POST", token: team.full, body: { domain: "example.com", selector: "s1", algorithm: "ed25519" } })).headers.get("cache-control")).toBe("no-store");
+    expect((await call("/api/v1/me", { token: team.full })).headers.get("cache-control")).toBe("no-store");
+    expect((await call("/api/v1/me")).headers.get("cache-control"), "errors too").toBe("no-store");
+    expect((await call("/admin/teams", { method: "POST", token: "test-admin-token", body: { name: "n", plan: "starter", owner_email: "o@example.com" } })).headers.get("cache-control")).toBe("no-store");
+    expect((await call("/api/v1/openapi.json")).headers.get("cache-control")).toBe("public, max-age=300");
+  });
+});

@@ -5,6 +5,7 @@ import { AUTH_ERRORS, BEARER, dataOf, errorResponses, jsonContent, pageOf } from
 import { PaginationQuery, pageMeta } from "../../lib/pagination";
 import { listAlerts } from "../../services/alerts/list-alerts";
 import { resolveAlert } from "../../services/alerts/resolve-alert";
+import { booleanQuery } from "../query";
 
 const ts = (description: string) => z.string().nullable().openapi({ format: "date-time", description });
 
@@ -24,8 +25,7 @@ export const Alert = z.object({
 }).openapi("Alert");
 
 const AlertQuery = PaginationQuery.extend({
-  open: z.enum(["true", "false"]).optional().transform((v) => (v === undefined ? undefined : v === "true"))
-    .openapi({ type: "string", enum: ["true", "false"], description: "true: open alerts only; false: resolved only; omitted: all." }),
+  open: booleanQuery("true or 1: open alerts only; false or 0: resolved only; omitted: all."),
 });
 const AlertParams = z.object({
   alert: z.coerce.number().int().positive().openapi({ param: { name: "alert", in: "path" }, description: "Alert id.", example: 12 }),

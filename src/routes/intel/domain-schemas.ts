@@ -1,5 +1,6 @@
 // OpenAPI schemas of GET /intel/domain: the summary and the complete (full=1) analysis.
 import { z } from "@hono/zod-openapi";
+import { booleanQuery } from "../query";
 
 const Status = z.enum(["present", "missing", "invalid", "temperror"]).openapi({ description: "temperror: DNS could not answer now; the part is unknown, never missing." });
 const Severity = z.enum(["Critical", "High", "Medium", "Low", "Info"]);
@@ -130,5 +131,5 @@ export const IntelDomainFull = IntelDomainSummary.extend({
 
 export const DomainQuery = z.object({
   domain: z.string().min(1).max(300).openapi({ example: "example.com", description: "Domain name; IDNs are converted to punycode." }),
-  full: z.enum(["0", "1", "true", "false"]).optional().openapi({ description: "1 or true: the complete analysis." }),
+  full: booleanQuery("1 or true: the complete analysis; 0, false or omitted: the summary."),
 });

@@ -45,7 +45,7 @@ export const intelRoutes = () =>
   createRouter()
     .openapi(domain, async (c) => {
       const q = c.req.valid("query");
-      const full = q.full === "1" || q.full === "true";
+      const full = q.full === true;
       return c.json({ data: await domainIntel(c.get("services"), q.domain, full) }, 200);
     })
     .openapi(email, async (c) => c.json({ data: await checkEmail(c.get("services"), c.req.valid("query").email) }, 200))
