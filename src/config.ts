@@ -10,6 +10,8 @@ export interface Config {
   adminToken: string | null;
   dmarcIngestSecret: string | null;
   webhookSecretKey: string | null;
+  /** The key being retired: still opens secrets it sealed, never seals new ones. */
+  webhookSecretKeyPrevious: string | null;
   notifyFrom: string | null;
 }
 
@@ -31,6 +33,7 @@ export function loadConfig(env: Env): Config {
     adminToken: nonEmpty(env.ADMIN_TOKEN),
     dmarcIngestSecret: nonEmpty(env.DMARC_INGEST_SECRET),
     webhookSecretKey: nonEmpty(env.WEBHOOK_SECRET_KEY),
+    webhookSecretKeyPrevious: nonEmpty(env.WEBHOOK_SECRET_KEY_PREVIOUS),
     notifyFrom: nonEmpty(env.NOTIFY_FROM),
   };
 }

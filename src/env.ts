@@ -15,5 +15,6 @@ export interface Env {
   REPORT_DOMAIN?: string;
   SITE_URL?: string;
   WEBHOOK_SECRET_KEY?: string;
+  WEBHOOK_SECRET_KEY_PREVIOUS?: string;
   NOTIFY_FROM?: string;
 }

@@ -5,6 +5,7 @@ import { createServices, type Services } from "../services";
 import { runDueChecks } from "../services/checks/due";
 import { pruneChecks } from "../services/checks/retention";
 import { runDkimAudit } from "../services/dkim-inventory/audit";
+import { resealSecrets } from "../services/webhooks/secrets";
 import { purgeDeliveries, sweepOutbox, sweepRetries } from "../services/webhooks/sweeps";
 
 export const EVERY_MINUTE = "* * * * *";
@@ -26,6 +27,7 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
     { name: "dkim-audit", run: (svc) => runDkimAudit(svc) },
     { name: "checks-retention", run: pruneChecks },
     { name: "deliveries-retention", run: purgeDeliveries },
+    { name: "reseal-webhook-secrets", run: (svc) => resealSecrets(svc) },
   ],
 };
 

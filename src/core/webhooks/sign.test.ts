@@ -2,7 +2,7 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { base64ToBytes, bytesToBase64 } from "./encoding";
-import { decodeSecret, decryptSecret, encryptSecret, generateSecret, sign, verify } from "./sign";
+import { decodeSecret, generateSecret, importSealingKey, openBound, sealBound, sealedKeyId, sign, verify } from "./sign";
 
 const VECTOR = {
   secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
@@ -109,34 +109,66 @@ describe("verify (receiver side)", () => {
 });
 
 describe("encryption at rest", () => {
-  it("round-trips with a fresh IV each time", async () => {
+  const key = async (b64 = TEST_KEY) => unwrap(await importSealingKey(b64));
+  /** A secret sealed the v1 way (no key id, no additional data), as rows written before v2 hold. */
+  async function legacyV1(plain: string, b64 = TEST_KEY): Promise<string> {
+    const raw = unwrap(base64ToBytes(b64));
+    const k = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt"]);
+    const iv = crypto.getRandomValues(new Uint8Array(12));
+    const ct = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv }, k, new TextEncoder().encode(plain)));
+    return `v1:${bytesToBase64(iv)}:${bytesToBase64(ct)}`;
+  }
+
+  it("round-trips with a fresh IV each time and names the key that sealed it", async () => {
+    const k = await key();
     const plain = generateSecret();
-    const a = unwrap(await encryptSecret(plain, TEST_KEY));
-    const b = unwrap(await encryptSecret(plain, TEST_KEY));
-    expect(a).toMatch(/^v1:[A-Za-z0-9+/]{16}:[A-Za-z0-9+/=]+$/);
+    const a = await sealBound(plain, k, "webhook-endpoint:1");
+    const b = await sealBound(plain, k, "webhook-endpoint:1");
+    expect(a).toMatch(new RegExp(`^v2:${k.id}:[A-Za-z0-9+/]{16}:[A-Za-z0-9+/=]+$`));
+    expect(k.id).toMatch(/^[0-9a-f]{8}$/);
     expect(a).not.toBe(b);
-    expect(unwrap(await decryptSecret(a, TEST_KEY))).toBe(plain);
-    expect(unwrap(await decryptSecret(b, TEST_KEY))).toBe(plain);
+    expect(sealedKeyId(a)).toBe(k.id);
+    expect(unwrap(await openBound(a, [k], "webhook-endpoint:1"))).toBe(plain);
+  });
+
+  it("is bound to its row: another endpoint's binding fails the tag check", async () => {
+    const k = await key();
+    const sealed = await sealBound("whsec_x", k, "webhook-endpoint:1");
+    expect((await openBound(sealed, [k], "webhook-endpoint:2")).ok).toBe(false);
+  });
+
+  it("opens with the key it names among several (key rotation), and refuses an unknown key id", async () => {
+    const oldKey = await key();
+    const newKey = await key(bytesToBase64(crypto.getRandomValues(new Uint8Array(32))));
+    const sealed = await sealBound("whsec_y", oldKey, "b");
+    expect(unwrap(await openBound(sealed, [newKey, oldKey], "b"))).toBe("whsec_y");
+    expect((await openBound(sealed, [newKey], "b")).ok).toBe(false);
+  });
+
+  it("still opens v1 secrets sealed before key ids and bindings", async () => {
+    const v1 = await legacyV1("whsec_legacy");
+    expect(sealedKeyId(v1)).toBeUndefined();
+    expect(unwrap(await openBound(v1, [await key()], "anything"))).toBe("whsec_legacy");
   });
 
   it("detects tampering and a wrong key", async () => {
-    const cipher = unwrap(await encryptSecret("whsec_secret", TEST_KEY));
-    const [v, iv, ct] = cipher.split(":") as [string, string, string];
+    const k = await key();
+    const cipher = await sealBound("whsec_secret", k, "x");
+    const [v, id, iv, ct] = cipher.split(":") as [string, string, string, string];
     const bytes = unwrap(base64ToBytes(ct));
     bytes[0] = (bytes[0] ?? 0) ^ 1;
-    expect((await decryptSecret(`${v}:${iv}:${bytesToBase64(bytes)}`, TEST_KEY)).ok).toBe(false);
+    expect((await openBound(`${v}:${id}:${iv}:${bytesToBase64(bytes)}`, [k], "x")).ok).toBe(false);
     const ivBytes = unwrap(base64ToBytes(iv));
     ivBytes[11] = (ivBytes[11] ?? 0) ^ 1;
-    expect((await decryptSecret(`${v}:${bytesToBase64(ivBytes)}:${ct}`, TEST_KEY)).ok).toBe(false);
-    const otherKey = bytesToBase64(crypto.getRandomValues(new Uint8Array(32)));
-    expect((await decryptSecret(cipher, otherKey)).ok).toBe(false);
+    expect((await openBound(`${v}:${id}:${bytesToBase64(ivBytes)}:${ct}`, [k], "x")).ok).toBe(false);
   });
 
   it("rejects bad keys and malformed ciphertexts", async () => {
-    expect((await encryptSecret("x", "c2hvcnQ=")).ok).toBe(false); // 5 bytes
-    expect((await encryptSecret("x", "not base64!")).ok).toBe(false);
-    for (const bad of ["", "v1:abc", "v2:AAAAAAAAAAAAAAAA:AAAA", "v1:AAAA:AAAAAAAAAAAAAAAAAAAAAA==", "v1:AAAAAAAAAAAAAAAA:AAAA:x"]) {
-      expect((await decryptSecret(bad, TEST_KEY)).ok, bad).toBe(false);
+    expect((await importSealingKey("c2hvcnQ=")).ok).toBe(false); // 5 bytes
+    expect((await importSealingKey("not base64!")).ok).toBe(false);
+    const k = await key();
+    for (const bad of ["", "v1:abc", "v2:AAAAAAAAAAAAAAAA:AAAA", "v1:AAAA:AAAAAAAAAAAAAAAAAAAAAA==", "v1:AAAAAAAAAAAAAAAA:AAAA:x", `v2:${k.id}:AAAA:AAAA`]) {
+      expect((await openBound(bad, [k], "x")).ok, bad).toBe(false);
     }
   });
 });

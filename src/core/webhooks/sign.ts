@@ -107,40 +107,70 @@ export async function verify(
 }
 
 // ---- Encryption of secrets at rest (AES-256-GCM, NIST SP 800-38D) ----
+// "v2:<key id>:<base64 iv>:<base64 ciphertext+tag>", with additional authenticated data naming what
+// the secret belongs to (e.g. "webhook-endpoint:42"): a ciphertext copied onto another row fails the
+// tag check. The key id (first 8 hex digits of SHA-256 of the key) says which key sealed it, so the
+// key can be rotated without downtime (docs/decisions.md). "v1:<iv>:<ct>" (no key id, no AAD) is
+// still opened, for secrets sealed before v2.
 
-const CIPHER_VERSION = "v1";
 const IV_BYTES = 12; // SP 800-38D §8.2: 96-bit random IVs; a fresh one for every encryption
 
-async function aesKey(keyB64: string): Promise<Result<CryptoKey>> {
+export interface SealingKey {
+  id: string;
+  key: CryptoKey;
+}
+
+/** Imports a base64 32-byte key and derives its id. */
+export async function importSealingKey(keyB64: string): Promise<Result<SealingKey>> {
   const raw = base64ToBytes(keyB64);
-  if (!raw.ok || raw.value.length !== 32) return err("WEBHOOK_SECRET_KEY must be base64 of 32 bytes");
-  return ok(await crypto.subtle.importKey("raw", raw.value, "AES-GCM", false, ["encrypt", "decrypt"]));
+  if (!raw.ok || raw.value.length !== 32) return err("a secret key must be base64 of 32 bytes");
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", raw.value));
+  const id = [...digest.subarray(0, 4)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return ok({ id, key: await crypto.subtle.importKey("raw", raw.value, "AES-GCM", false, ["encrypt", "decrypt"]) });
 }
 
-/** Encrypts a secret for storage: "v1:<base64 iv>:<base64 ciphertext+tag>". */
-export async function encryptSecret(plain: string, keyB64: string): Promise<Result<string>> {
-  const key = await aesKey(keyB64);
-  if (!key.ok) return key;
+/** Seals a secret under `key`, bound to `binding` (authenticated, not encrypted). */
+export async function sealBound(plain: string, key: SealingKey, binding: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const ct = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key.value, utf8(plain));
-  return ok(`${CIPHER_VERSION}:${bytesToBase64(iv)}:${bytesToBase64(new Uint8Array(ct))}`);
+  const ct = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: utf8(binding) }, key.key, utf8(plain));
+  return `v2:${key.id}:${bytesToBase64(iv)}:${bytesToBase64(new Uint8Array(ct))}`;
 }
 
-/** Decrypts a stored secret; a wrong key or any tampering fails the GCM tag check and is an error. */
-export async function decryptSecret(cipher: string, keyB64: string): Promise<Result<string>> {
-  const key = await aesKey(keyB64);
-  if (!key.ok) return key;
-  const [version, ivText, ctText, ...rest] = cipher.split(":");
-  if (version !== CIPHER_VERSION || ivText === undefined || ctText === undefined || rest.length > 0) {
-    return err("not a v1 encrypted secret");
+/** The key id a stored secret names ("v1" secrets name none), or null when it is not a sealed secret. */
+export function sealedKeyId(cipher: string): string | null | undefined {
+  const parts = cipher.split(":");
+  if (parts[0] === "v2" && parts.length === 4) return parts[1] ?? null;
+  if (parts[0] === "v1" && parts.length === 3) return undefined;
+  return null;
+}
+
+/** Opens a v2 secret with the key it names and the binding it was sealed for, or a v1 secret with any key. */
+export async function openBound(cipher: string, keys: readonly SealingKey[], binding: string): Promise<Result<string>> {
+  const parts = cipher.split(":");
+  let ivText: string | undefined;
+  let ctText: string | undefined;
+  let candidates: readonly SealingKey[];
+  let aad: Uint8Array | undefined;
+  if (parts[0] === "v2" && parts.length === 4) {
+    [, , ivText, ctText] = parts;
+    candidates = keys.filter((k) => k.id === parts[1]);
+    if (candidates.length === 0) return err(`no configured key has id ${parts[1]}`);
+    aad = utf8(binding);
+  } else if (parts[0] === "v1" && parts.length === 3) {
+    [, ivText, ctText] = parts;
+    candidates = keys;
+  } else return err("not a sealed secret");
+  const iv = base64ToBytes(ivText ?? "");
+  const ct = base64ToBytes(ctText ?? "");
+  if (!iv.ok || iv.value.length !== IV_BYTES || !ct.ok || ct.value.length < 16) return err("malformed sealed secret");
+  for (const k of candidates) {
+    try {
+      const params: { name: "AES-GCM"; iv: Uint8Array; additionalData?: Uint8Array } = aad ? { name: "AES-GCM", iv: iv.value, additionalData: aad } : { name: "AES-GCM", iv: iv.value };
+      const plain = await crypto.subtle.decrypt(params, k.key, ct.value);
+      return ok(new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(plain));
+    } catch {
+      // try the next key (v1 secrets name none)
+    }
   }
-  const iv = base64ToBytes(ivText);
-  const ct = base64ToBytes(ctText);
-  if (!iv.ok || iv.value.length !== IV_BYTES || !ct.ok || ct.value.length < 16) return err("malformed encrypted secret");
-  try {
-    const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: iv.value }, key.value, ct.value);
-    return ok(new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(plain));
-  } catch {
-    return err("encrypted secret failed authentication (wrong key or tampered)");
-  }
+  return err("sealed secret failed authentication (wrong key, another row's secret, or tampered)");
 }

@@ -1,13 +1,13 @@
 // Creates a webhook endpoint within the plan's allowance, with a fresh secret sealed at rest.
 // Does I/O (DNS for the target check, D1).
-import { sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { generateSecret } from "../../core/webhooks";
-import type { Plan } from "../../db/schema";
+import { type Plan, webhookEndpoints } from "../../db/schema";
 import { conflict } from "../../lib/errors";
 import { PLAN_LIMITS } from "../../lib/plans";
 import type { Services } from "../../services";
 import { getEndpointInTeam, normaliseDomainIds, normaliseEvents } from "./endpoints";
-import { sealSecret } from "./secrets";
+import { sealSecret, secretKeyMissing } from "./secrets";
 import { assertTargetAllowed } from "./target";
 import { type EndpointView, endpointView } from "./views";
 import { type ServiceContext, requireWrite } from "../context";
@@ -27,20 +27,32 @@ export async function createEndpoint(svc: Services, ctx: ServiceContext, plan: P
   const limit = PLAN_LIMITS[plan].webhook_endpoints;
   await assertWithinAllowance(svc, teamId, limit);
   const url = await assertTargetAllowed(svc, input.url);
+  if (svc.config.webhookSecretKey === null) throw secretKeyMissing();
   const secret = generateSecret();
-  const sealed = await sealSecret(svc, secret);
   const now = svc.clock.now();
   // One statement checks the allowance and inserts, so two concurrent creates cannot both pass it.
+  // The secret is sealed for the new row's id (its binding), so the row starts disabled without one.
   const inserted = await svc.db.all<{ id: number }>(sql`
     INSERT INTO webhook_endpoints (team_id, url, description, events, domain_ids, enabled, secret_enc, failure_count, created_at)
     SELECT ${teamId}, ${url}, ${input.description ?? null}, ${JSON.stringify(events)},
-           ${domainIds === null ? null : JSON.stringify(domainIds)}, 1, ${sealed}, 0, ${now.getTime()}
+           ${domainIds === null ? null : JSON.stringify(domainIds)}, 0, ${UNSEALED}, 0, ${now.getTime()}
     WHERE (SELECT COUNT(*) FROM webhook_endpoints WHERE team_id = ${teamId}) < ${limit}
     RETURNING id`);
   const id = inserted[0]?.id;
   if (id === undefined) throw allowanceReached(limit);
+  try {
+    const sealed = await sealSecret(svc, secret, id);
+    await svc.db.update(webhookEndpoints).set({ secretEnc: sealed, enabled: true })
+      .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.secretEnc, UNSEALED)));
+  } catch (error) {
+    await svc.db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+    throw error;
+  }
   return endpointView(await getEndpointInTeam(svc, teamId, id), secret);
 }
+
+/** The placeholder of a row whose secret is being sealed (never opened: it is no sealed secret). */
+const UNSEALED = "unsealed";
 
 const allowanceReached = (limit: number) =>
   conflict(`The plan allows ${limit} webhook endpoint${limit === 1 ? "" : "s"}; delete one or upgrade the plan.`);

@@ -3,10 +3,11 @@
 import { and, eq } from "drizzle-orm";
 import { generateSecret } from "../../core/webhooks";
 import { webhookEndpoints } from "../../db/schema";
+import { conflict } from "../../lib/errors";
 import { DAY_MS } from "../../lib/time";
 import type { Services } from "../../services";
 import { getEndpointInTeam, normaliseDomainIds, normaliseEvents } from "./endpoints";
-import { sealSecret } from "./secrets";
+import { livePreviousSecrets, MAX_PREVIOUS_SECRETS, type PreviousSecret, sealSecret } from "./secrets";
 import { assertTargetAllowed } from "./target";
 import { type EndpointView, endpointView } from "./views";
 import { type ServiceContext, requireWrite } from "../context";
@@ -44,20 +45,29 @@ export async function updateEndpoint(svc: Services, ctx: ServiceContext, id: num
 }
 
 /**
- * A new secret; the one it replaces keeps signing for 24 hours (spec §6 Signature 3). Rotating
- * twice within a day drops the oldest: only the secret just replaced is kept.
+ * A new secret; every secret it replaces keeps signing for 24 hours from its replacement (Standard
+ * Webhooks lets receivers verify any of several signatures). At most MAX_PREVIOUS_SECRETS replaced
+ * secrets sign at once, so a delivery carries at most 1 + MAX_PREVIOUS_SECRETS signatures; one more
+ * rotation inside that window is a 409 (docs/limits.md).
  */
 export async function rotateSecret(svc: Services, ctx: ServiceContext, id: number): Promise<EndpointView> {
   requireWrite(ctx);
   const { teamId } = ctx;
   const current = await getEndpointInTeam(svc, teamId, id);
-  const secret = generateSecret();
-  const sealed = await sealSecret(svc, secret);
   const now = svc.clock.now();
+  const live = livePreviousSecrets(current, now);
+  if (live.length >= MAX_PREVIOUS_SECRETS) {
+    throw conflict(`This endpoint's secret was rotated ${live.length} times in the last 24 hours; wait until the oldest replaced secret expires.`);
+  }
+  const secret = generateSecret();
+  const sealed = await sealSecret(svc, secret, current.id);
+  const previous: PreviousSecret[] = [{ enc: current.secretEnc, expires_at: now.getTime() + DAY_MS }, ...live];
+  // Guarded on the secret it replaces: of two concurrent rotations one wins, the other changes nothing.
   const [row] = await svc.db
     .update(webhookEndpoints)
-    .set({ secretEnc: sealed, previousSecretEnc: current.secretEnc, previousSecretExpiresAt: new Date(now.getTime() + DAY_MS) })
-    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.teamId, teamId)))
+    .set({ secretEnc: sealed, previousSecretEnc: JSON.stringify(previous), previousSecretExpiresAt: new Date(Math.max(...previous.map((p) => p.expires_at))) })
+    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.teamId, teamId), eq(webhookEndpoints.secretEnc, current.secretEnc)))
     .returning();
+  if (!row) throw conflict("The secret was rotated concurrently; fetch the endpoint and try again.");
   return endpointView(row ?? current, secret);
 }

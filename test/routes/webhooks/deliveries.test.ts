@@ -69,6 +69,25 @@ describe("rotation", () => {
   });
 });
 
+describe("several rotations within 24 hours", () => {
+  it("every secret still inside its window signs: a receiver holding any of them verifies; a sixth live secret is a 409", async () => {
+    const team = await makeTeam();
+    const hook = await createWebhook(team.full, {});
+    const secrets = [hook.secret];
+    for (let i = 0; i < 4; i++) {
+      const res = await call(`/api/v1/webhooks/${hook.id}/rotate-secret`, { method: "POST", token: team.full });
+      expect(res.status).toBe(200);
+      secrets.push((await json<Body>(res)).data.secret);
+    }
+    const refused = await call(`/api/v1/webhooks/${hook.id}/rotate-secret`, { method: "POST", token: team.full });
+    expect(refused.status, "at most 1 + 4 signatures").toBe(409);
+    await call(`/api/v1/webhooks/${hook.id}/test`, { method: "POST", token: team.full });
+    const msg = hooksOnly()[0]!;
+    expect(msg.headers["webhook-signature"]!.split(" ")).toHaveLength(5);
+    for (const secret of secrets) expect(new Webhook(secret).verify(msg.body, msg.headers), "each live secret verifies").toBeTruthy();
+  });
+});
+
 describe("delivery log", () => {
   it("lists deliveries newest first with status and event filters and pagination", async () => {
     const team = await makeTeam();
