@@ -1,39 +1,18 @@
 // Reads and authenticates the body of POST /api/webhooks/dmarc: size cap (declared, then counted),
 // X-Signature HMAC-SHA256 in constant time, raw or JSON form. No I/O beyond the request.
 import { z } from "@hono/zod-openapi";
-import { ApiError, badRequest, payloadTooLarge } from "../../lib/errors";
+import { readBodyCapped } from "../../lib/body";
+import { ApiError, badRequest } from "../../lib/errors";
 import { hmacSha256Hex, timingSafeEqual } from "../../lib/crypto";
 import { refused } from "../../services/dmarc/ingest";
 
 /** api-decisions.md: a request body (raw XML, gzip, zip or JSON alike) of at most 10 MB. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
-const tooLarge = () => payloadTooLarge(`The request body must be at most ${MAX_BODY_BYTES} bytes.`);
 const badSignature = () => new ApiError(401, "unauthenticated", "Missing or invalid X-Signature.");
 
-/** Reads at most `max` bytes: a declared Content-Length over the cap fails before reading anything. */
-export async function readCapped(req: Request, max = MAX_BODY_BYTES): Promise<Uint8Array> {
-  const declared = req.headers.get("content-length");
-  if (declared !== null && Number(declared) > max) throw tooLarge();
-  if (req.body === null) return new Uint8Array(0);
-  const reader = req.body.getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > max) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    parts.push(value);
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) (out.set(p, at), (at += p.length));
-  return out;
-}
+/** The report body, read through the one capped reader (src/lib/body.ts). */
+export const readCapped = (req: Request, max = MAX_BODY_BYTES): Promise<Uint8Array> => readBodyCapped(req, max);
 
 const SIGNATURE = /^sha256=([0-9a-fA-F]{64})$/;
 
