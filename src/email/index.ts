@@ -34,24 +34,32 @@ export async function handleEmail(message: ForwardableEmailMessage, env: Env, _c
   return receiveReportMail(createServices(env), message);
 }
 
+/**
+ * The reason goes into the SMTP reply (RFC 5321 §4.2: one line of text): CR, LF and every other control
+ * character become a space, so report content can never inject reply lines.
+ */
+export const smtpReason = (reason: string): string =>
+  reason.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").replace(/ {2,}/g, " ").trim().slice(0, 200);
+
 export async function receiveReportMail(svc: Services, message: ForwardableEmailMessage): Promise<void> {
-  if (message.rawSize > MAX_MESSAGE_BYTES) return message.setReject(`Message too large (limit ${MAX_MESSAGE_BYTES} bytes).`);
+  const reject = (reason: string) => message.setReject(smtpReason(reason));
+  if (message.rawSize > MAX_MESSAGE_BYTES) return reject(`Message too large (limit ${MAX_MESSAGE_BYTES} bytes).`);
   const target = await domainForRecipient(svc, message.to);
-  if (target === null) return message.setReject("Unknown recipient.");
+  if (target === null) return reject("Unknown recipient.");
   let part: Uint8Array | null;
   try {
     const email = await PostalMime.parse(message.raw, { attachmentEncoding: "arraybuffer" });
     part = reportPart(email);
   } catch {
-    return message.setReject("Malformed MIME message.");
+    return reject("Malformed MIME message.");
   }
-  if (part === null) return message.setReject("No DMARC aggregate report attached.");
+  if (part === null) return reject("No DMARC aggregate report attached.");
   try {
     await ingestReport(svc, { body: part, recipient: message.to });
   } catch (error) {
     if (error instanceof ApiError && error.status < 500 && error.status !== 409) {
       const code = error.errors?.body?.[0];
-      return message.setReject(`Report refused${code ? ` (${code})` : ""}: ${error.message}`.slice(0, 200));
+      return reject(`Report refused${code ? ` (${code})` : ""}: ${error.message}`);
     }
     // A transient failure (D1, or a copy being ingested concurrently): throwing makes the sending MTA see a temporary error and retry.
     throw error;

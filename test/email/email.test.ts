@@ -123,3 +123,12 @@ describe("email handler", () => {
     expect(s.messages).toBe(9);
   });
 });
+
+describe("SMTP reject reasons", () => {
+  it("never carry CR, LF or other control characters into the SMTP reply, and stay one short line", async () => {
+    const { smtpReason } = await import("../../src/email");
+    expect(smtpReason("Report refused: bad\r\n250 OK\r\nMAIL FROM:<x>")).toBe("Report refused: bad 250 OK MAIL FROM:<x>");
+    expect(smtpReason("a\u0000b\u0007c\u007fd\u0085e")).toBe("a b c d e");
+    expect(smtpReason("x".repeat(500))).toHaveLength(200);
+  });
+});

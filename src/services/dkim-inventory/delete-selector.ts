@@ -1,6 +1,7 @@
 // DELETE /domains/{domain}/dkim/selectors/{selector}: only a manual selector that is not published
-// (pending, missing, invalid) may be removed; published or discovered ones are a 409. I/O: D1.
-import { and, eq, inArray } from "drizzle-orm";
+// (pending, missing, or invalid without a record, e.g. a dangling CNAME) may be removed; a published
+// one (active, revoked, or invalid with a record in DNS) and discovered ones are a 409. I/O: D1.
+import { and, eq, inArray, isNull, or } from "drizzle-orm";
 import { dkimKeys, dkimSelectors } from "../../db/schema";
 import { conflict, notFound } from "../../lib/errors";
 import type { Services } from "../../services";
@@ -9,7 +10,8 @@ import { getDomainInTeam } from "../domains/get-domain";
 import { findSelector } from "./queries";
 import { type ServiceContext, requireWrite } from "../context";
 
-const REMOVABLE = ["pending", "missing", "invalid"] as const;
+/** Not published: nothing answers at the selector, so removing it from the inventory hides nothing. */
+const unpublished = or(inArray(dkimSelectors.status, ["pending", "missing"]), and(eq(dkimSelectors.status, "invalid"), isNull(dkimSelectors.record)));
 
 export async function deleteDkimSelector(svc: Services, ctx: ServiceContext, domainId: number, selector: string): Promise<void> {
   requireWrite(ctx);
@@ -18,9 +20,10 @@ export async function deleteDkimSelector(svc: Services, ctx: ServiceContext, dom
   const row = await findSelector(svc.db, domain.id, selector);
   if (!row) throw notFound("Selector");
   if (row.source !== "manual") throw conflict(`Selector ${row.selector} was ${row.source === "dmarc" ? "seen in DMARC reports" : "discovered in DNS"}; only manually added selectors can be removed.`);
-  if (!(REMOVABLE as readonly string[]).includes(row.status)) throw conflict(`Selector ${row.selector} is published (${row.status}); remove its DNS record first.`);
+  const isUnpublished = row.status === "pending" || row.status === "missing" || (row.status === "invalid" && row.record === null);
+  if (!isUnpublished) throw conflict(`Selector ${row.selector} is published (${row.status}); remove its DNS record first.`);
   // Guarded delete: a check that published it in the meantime wins.
-  const removable = and(eq(dkimSelectors.id, row.id), eq(dkimSelectors.source, "manual"), inArray(dkimSelectors.status, [...REMOVABLE]));
+  const removable = and(eq(dkimSelectors.id, row.id), eq(dkimSelectors.source, "manual"), unpublished);
   await commit(svc, [
     svc.db.delete(dkimKeys).where(inArray(dkimKeys.selectorId, svc.db.select({ id: dkimSelectors.id }).from(dkimSelectors).where(removable))),
     svc.db.delete(dkimSelectors).where(removable),

@@ -195,12 +195,15 @@ describe("DELETE /domains/{domain}/dkim/selectors/{selector}", () => {
       { domainId: domain.id, selector: "rev", source: "manual", status: "revoked" },
       { domainId: domain.id, selector: "disc", source: "discovered", status: "missing" },
       { domainId: domain.id, selector: "rep", source: "dmarc", status: "pending" },
+      { domainId: domain.id, selector: "badrec", source: "manual", status: "invalid", record: "v=DKIM1; k=rsa; p=not-base64!" },
+      { domainId: domain.id, selector: "dangling", source: "manual", status: "invalid", record: null },
     ]);
     const del = (s: string, token = team.full) => call(`${base(domain.id)}/selectors/${s}`, { method: "DELETE", token });
     expect((await del("pend")).status).toBe(204);
     expect((await del("miss")).status).toBe(204);
+    expect((await del("dangling")).status, "invalid with nothing published (a dangling CNAME)").toBe(204);
     expect((await call(`${base(domain.id)}/selectors/pend`, { token: team.full })).status).toBe(404);
-    for (const s of ["live", "rev", "disc", "rep"]) {
+    for (const s of ["live", "rev", "disc", "rep", "badrec"]) {
       const res = await del(s);
       expect(res.status, s).toBe(409);
       expect((await json<{ code: string }>(res)).code).toBe("conflict");
