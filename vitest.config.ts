@@ -23,7 +23,7 @@ export default defineConfig(async () => {
                   WEBHOOK_ALLOW_INSECURE: "false",
                   SITE_URL: "",
                   NOTIFY_FROM: "",
-                  ADMIN_TOKEN: "test-admin-token",
+                  ADMIN_TOKEN: "test-admin-token-0123456789abcdefghijklmnop",
                   DMARC_INGEST_SECRET: "test-ingest-secret",
                   WEBHOOK_SECRET_KEY: "dGVzdC13ZWJob29rLXNlY3JldC1rZXktMzItYnl0ZXM=",
                   DOH_RESOLVERS: "https://doh.test/dns-query",

@@ -7,7 +7,9 @@ export interface Config {
   webhookAllowInsecure: boolean;
   reportDomain: string;
   siteUrl: string | null;
+  /** The admin token, null when unset or too short (then adminTokenTooShort says why the admin API is off). */
   adminToken: string | null;
+  adminTokenTooShort: boolean;
   dmarcIngestSecret: string | null;
   webhookSecretKey: string | null;
   /** The key being retired: still opens secrets it sealed, never seals new ones. */
@@ -19,7 +21,11 @@ const DEFAULT_RESOLVERS = ["https://cloudflare-dns.com/dns-query", "https://dns.
 const flag = (v: string | undefined) => v?.trim().toLowerCase() === "true";
 const nonEmpty = (v: string | undefined) => (v && v.trim() !== "" ? v.trim() : null);
 
+/** A shorter ADMIN_TOKEN can be guessed or brute-forced: the admin API refuses to run with one (docs/limits.md). */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
 export function loadConfig(env: Env): Config {
+  const admin = nonEmpty(env.ADMIN_TOKEN);
   const resolvers = (env.DOH_RESOLVERS ?? "")
     .split(",")
     .map((s) => s.trim())
@@ -30,7 +36,8 @@ export function loadConfig(env: Env): Config {
     webhookAllowInsecure: flag(env.WEBHOOK_ALLOW_INSECURE),
     reportDomain: nonEmpty(env.REPORT_DOMAIN) ?? "reports.emailauth.example",
     siteUrl: nonEmpty(env.SITE_URL),
-    adminToken: nonEmpty(env.ADMIN_TOKEN),
+    adminToken: admin !== null && admin.length >= MIN_ADMIN_TOKEN_LENGTH ? admin : null,
+    adminTokenTooShort: admin !== null && admin.length < MIN_ADMIN_TOKEN_LENGTH,
     dmarcIngestSecret: nonEmpty(env.DMARC_INGEST_SECRET),
     webhookSecretKey: nonEmpty(env.WEBHOOK_SECRET_KEY),
     webhookSecretKeyPrevious: nonEmpty(env.WEBHOOK_SECRET_KEY_PREVIOUS),

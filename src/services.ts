@@ -11,6 +11,8 @@ import { type QueueProducer, queueProducer } from "./services/enqueue";
 export interface RateLimiterPort {
   hit(teamId: number, limits: RateLimits): Promise<RateDecision>;
   usage(teamId: number): Promise<number>;
+  /** Counts a failed authentication of one client (by IP); blocked once past `perMinute` this minute. */
+  failure(client: string, perMinute: number): Promise<{ blocked: boolean; retryAfterSeconds: number }>;
 }
 
 export interface Services {
@@ -40,6 +42,7 @@ export function createServices(env: Env, overrides: Partial<Services> = {}): Ser
     rateLimiter: {
       hit: (teamId, limits) => stub(teamId).hit(limits),
       usage: (teamId) => stub(teamId).usage(),
+      failure: (client, perMinute) => env.RATE_LIMITER.getByName(`auth:${client}`).failure(perMinute),
     },
     enqueue: queueProducer(env),
     fetch: globalFetch,

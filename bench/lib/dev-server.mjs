@@ -20,7 +20,7 @@ export async function startDevServer({ port = 8799, vars = {} } = {}) {
   rmSync(persist, { recursive: true, force: true });
   const mig = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], { env: QUIET, encoding: "utf8" });
   if (mig.status !== 0) throw new Error(`migrations failed: ${mig.stderr}`);
-  const adminToken = "bench-admin-token";
+  const adminToken = "bench-admin-token-0123456789abcdefghijk"; // at least 32 characters (docs/limits.md)
   const allVars = { ADMIN_TOKEN: adminToken, WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_ALLOW_INSECURE: "true", ...vars };
   const args = ["wrangler", "dev", "--port", String(port), "--inspector-port", String(port + 1000), "--ip", "127.0.0.1", "--persist-to", persist, "--test-scheduled"];
   for (const [k, v] of Object.entries(allVars)) args.push("--var", `${k}:${v}`);

@@ -65,6 +65,21 @@ export class RateLimiter extends DurableObject {
     };
   }
 
+  /**
+   * Counts one failed authentication from the client this object is named after ("auth:<ip>"): past
+   * `perMinute` failures within 60 s of the first, the client is refused until that window ends.
+   */
+  failure(perMinute: number, nowMs: number = Date.now()): { blocked: boolean; retryAfterSeconds: number } {
+    const kv = this.ctx.storage.kv;
+    // The window opens with the first failure (not on the clock's minute), so a burst is never split
+    // across two windows: more than `perMinute` failures within 60 s always block.
+    const stored = kv.get<MinuteWindow>("failures");
+    const window = stored && nowMs - stored.start < 60_000 ? stored : { start: nowMs, count: 0 };
+    window.count += 1;
+    kv.put("failures", window);
+    return { blocked: window.count > perMinute, retryAfterSeconds: Math.max(1, Math.ceil((window.start + 60_000 - nowMs) / 1000)) };
+  }
+
   /** Usage this month without counting a request (admin and account views). */
   usage(nowMs: number = Date.now()): number {
     return this.ctx.storage.kv.get<number>(monthKey(new Date(nowMs))) ?? 0;

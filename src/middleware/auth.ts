@@ -5,6 +5,7 @@ import type { AppEnv } from "../context";
 import { ApiError, forbidden, unauthenticated } from "../lib/errors";
 import { PLAN_LIMITS } from "../lib/plans";
 import { authenticateToken, touchToken } from "../services/teams/tokens";
+import { clientOf, recordFailure, refuseIfBlocked, TOKEN_FAILURES_PER_MINUTE } from "./failure-gate";
 
 /** The compute-only POSTs a read-only token may call (spec §5.3); every GET is allowed too. */
 const READ_ONLY_POSTS = new Set(["/api/v1/dkim/verify", "/api/v1/dkim/generate", "/api/v1/intel/emails"]);
@@ -21,8 +22,13 @@ function bearer(header: string | undefined): string | null {
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   const svc = c.get("services");
   const presented = bearer(c.req.header("authorization"));
-  const found = presented ? await authenticateToken(svc, presented) : null;
-  if (!found) throw unauthenticated();
+  if (!presented) throw unauthenticated();
+  refuseIfBlocked("token", clientOf(c));
+  const found = await authenticateToken(svc, presented);
+  if (!found) {
+    await recordFailure(c, "token", TOKEN_FAILURES_PER_MINUTE);
+    throw unauthenticated();
+  }
 
   const limits = PLAN_LIMITS[found.team.plan];
   const rate = await svc.rateLimiter.hit(found.team.id, {

@@ -1,6 +1,6 @@
 // Every error answer, whichever layer produced it, is the one envelope with the response's request id.
 import { describe, expect, it } from "vitest";
-import { call, json, makeTeam } from "../support/api";
+import { ADMIN_TOKEN, call, json, makeTeam } from "../support/api";
 
 async function envelope(res: Response) {
   const body = await json<Record<string, unknown>>(res);
@@ -43,7 +43,28 @@ describe("caching", () => {
     expect((await call("/api/v1/dkim/generate", { method: "POST", token: team.full, body: { domain: "example.com", selector: "s1", algorithm: "ed25519" } })).headers.get("cache-control")).toBe("no-store");
     expect((await call("/api/v1/me", { token: team.full })).headers.get("cache-control")).toBe("no-store");
     expect((await call("/api/v1/me")).headers.get("cache-control"), "errors too").toBe("no-store");
-    expect((await call("/admin/teams", { method: "POST", token: "test-admin-token", body: { name: "n", plan: "starter", owner_email: "o@example.com" } })).headers.get("cache-control")).toBe("no-store");
+    expect((await call("/admin/teams", { method: "POST", token: ADMIN_TOKEN, body: { name: "n", plan: "starter", owner_email: "o@example.com" } })).headers.get("cache-control")).toBe("no-store");
     expect((await call("/api/v1/openapi.json")).headers.get("cache-control")).toBe("public, max-age=300");
+  });
+});
+
+describe("failed authentication is throttled per client", () => {
+  it("past 60 failed tokens in a minute a client gets 429 with Retry-After (before any lookup); other clients are unaffected", async () => {
+    const team = await makeTeam();
+    const bogus = `eam_${"A".repeat(40)}`;
+    const from = (ip: string, token: string) => call("/api/v1/me", { token, headers: { "cf-connecting-ip": ip } });
+    for (let i = 0; i < 60; i++) expect((await from("198.51.100.77", bogus)).status, `failure ${i + 1}`).toBe(401);
+    const blocked = await from("198.51.100.77", bogus);
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await from("198.51.100.77", team.full)).status, "even a good token from a blocked client waits").toBe(429);
+    expect((await from("198.51.100.78", team.full)).status, "another client is unaffected").toBe(200);
+  });
+
+  it("past 20 failed admin tokens in a minute a client gets 429", async () => {
+    const from = (token: string) => call("/admin/teams", { method: "POST", token, body: {}, headers: { "cf-connecting-ip": "203.0.113.66" } });
+    for (let i = 0; i < 20; i++) expect((await from("wrong")).status).toBe(401);
+    expect((await from("wrong")).status).toBe(429);
+    expect((await from(ADMIN_TOKEN)).status, "blocked for the rest of the minute").toBe(429);
   });
 });

@@ -1,7 +1,7 @@
 // Calls the Worker's fetch handler as a client would, and builds teams with tokens through the admin API.
 import { exports } from "cloudflare:workers";
 
-export const ADMIN_TOKEN = "test-admin-token";
+export const ADMIN_TOKEN = "test-admin-token-0123456789abcdefghijklmnop";
 
 export interface CallOptions {
   method?: string;

@@ -8,16 +8,26 @@ import { PLANS, TOKEN_SCOPES } from "../../db/schema";
 import { ApiError, notFound } from "../../lib/errors";
 import { timingSafeEqual } from "../../lib/crypto";
 import { dataOf, errorResponses } from "../../lib/openapi";
+import { ADMIN_FAILURES_PER_MINUTE, clientOf, recordFailure, refuseIfBlocked } from "../../middleware/failure-gate";
 import { jsonBody } from "../../middleware/json-body";
+import { MIN_ADMIN_TOKEN_LENGTH } from "../../config";
 import { changePlan, createTeam } from "../../services/teams/teams";
 import { issueToken, revokeToken } from "../../services/teams/tokens";
 
 export const adminGate = createMiddleware<AppEnv>(async (c, next) => {
-  const expected = c.get("services").config.adminToken;
+  const { adminToken: expected, adminTokenTooShort } = c.get("services").config;
+  if (adminTokenTooShort) {
+    console.error(JSON.stringify({ level: "error", msg: `ADMIN_TOKEN is shorter than ${MIN_ADMIN_TOKEN_LENGTH} characters; the admin API refuses to run` }));
+    throw new ApiError(503, "dependency_unavailable", `The admin API is off: ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters.`);
+  }
   if (!expected) throw new ApiError(404, "not_found", "Route not found.");
+  refuseIfBlocked("admin", clientOf(c));
   const header = c.req.header("authorization") ?? "";
   const presented = /^Bearer (.+)$/.exec(header)?.[1] ?? "";
-  if (!timingSafeEqual(presented, expected)) throw new ApiError(401, "unauthenticated", "Missing or invalid admin token.");
+  if (!timingSafeEqual(presented, expected)) {
+    await recordFailure(c, "admin", ADMIN_FAILURES_PER_MINUTE);
+    throw new ApiError(401, "unauthenticated", "Missing or invalid admin token.");
+  }
   await next();
 });
 

@@ -73,6 +73,26 @@ describe("admin API", () => {
   });
 });
 
+describe("a short ADMIN_TOKEN", () => {
+  it("turns the admin API off (503 saying why) at 31 characters, and on at 32", async () => {
+    const app = createApp();
+    const post = async (token: string) => {
+      const ctx = createExecutionContext();
+      const res = await app.fetch(
+        new Request("https://api.test/admin/teams", { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{}" }),
+        { ...env, ADMIN_TOKEN: token },
+        ctx,
+      );
+      await waitOnExecutionContext(ctx);
+      return res;
+    };
+    const short = await post("x".repeat(31));
+    expect(short.status).toBe(503);
+    expect((await json<{ message: string }>(short)).message).toContain("at least 32 characters");
+    expect((await post("y".repeat(32))).status, "32 characters: the gate lets it through to validation").toBe(422);
+  });
+});
+
 describe("the operator document", () => {
   it("is served at /admin/openapi.json behind the admin token, and the team document has no /admin path", async () => {
     expect((await call("/admin/openapi.json")).status).toBe(401);
