@@ -61,6 +61,9 @@ export const domains = sqliteTable(
     /** The check queued and not yet recorded: a second request returns it instead of queueing another. */
     pendingCheckId: text("pending_check_id"),
     pendingCheckAt: ms("pending_check_at"),
+    /** The daily ownership re-check: when it last ran, and since when the record has been gone (null while present). */
+    ownershipCheckedAt: ms("ownership_checked_at"),
+    ownershipMissingSince: ms("ownership_missing_since"),
   },
   (t) => [
     uniqueIndex("domains_team_name_uq").on(t.teamId, t.name),
@@ -176,7 +179,20 @@ export const dmarcReports = sqliteTable(
   (t) => [
     uniqueIndex("dmarc_reports_identity_uq").on(t.domainId, t.orgName, t.reportId),
     index("dmarc_reports_domain_end_idx").on(t.domainId, t.dateEnd),
+    index("dmarc_reports_domain_received_idx").on(t.domainId, t.receivedAt),
   ],
+);
+
+/** Reports refused at a domain's report address, per UTC day and reason (quota, per-reporter limit, ...). */
+export const dmarcRefusals = sqliteTable(
+  "dmarc_refusals",
+  {
+    domainId: integer("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
+    day: text("day").notNull(), // YYYY-MM-DD (UTC)
+    reason: text("reason").notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.domainId, t.day, t.reason] })],
 );
 
 /** Aggregated rows: one per (report, day, source, outcome), never one per XML record. */

@@ -17,3 +17,24 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
   pro: { requests_per_minute: 300, requests_per_month: 100_000, webhook_endpoints: 5, domains: 100, check_interval_hours: 6 },
   enterprise: { requests_per_minute: 1_200, requests_per_month: 1_000_000, webhook_endpoints: 25, domains: 1_000, check_interval_hours: 1 },
 };
+
+/** What a domain's public report address accepts per plan (docs/limits.md). */
+export interface ReportLimits {
+  /** Reports stored per domain per UTC day. */
+  reports_per_day: number;
+  /** Records (report rows) stored per domain per UTC day. */
+  records_per_day: number;
+  /** Reports per reporter (org_name + email) per domain per UTC day; real reporters send one or a few. */
+  reports_per_reporter_day: number;
+  /** Days of DMARC data kept; an older report is refused, older rows are purged. */
+  retention_days: number;
+}
+
+export const REPORT_LIMITS: Record<Plan, ReportLimits> = {
+  starter: { reports_per_day: 200, records_per_day: 100_000, reports_per_reporter_day: 20, retention_days: 90 },
+  pro: { reports_per_day: 1_000, records_per_day: 1_000_000, reports_per_reporter_day: 50, retention_days: 365 },
+  enterprise: { reports_per_day: 5_000, records_per_day: 10_000_000, reports_per_reporter_day: 200, retention_days: 730 },
+};
+
+/** A report's date range may span at most this many days (RFC 7489 §7.2 asks for daily reports). */
+export const MAX_REPORT_RANGE_DAYS = 7;

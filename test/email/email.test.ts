@@ -57,7 +57,7 @@ async function deliver(m: FakeMessage): Promise<void> {
 describe("email handler", () => {
   it("ingests .xml.gz, .zip and inline XML reports sent to a report address", async () => {
     const team = await makeTeam();
-    const d = await makeDomain(team.id, { verified: false });
+    const d = await makeDomain(team.id);
     const gz = fakeMessage(d.address, mime(d.address, { name: "google.com!x!1!2.xml.gz", type: "application/gzip", bytes: gzipSync(enc(xmlFor(d, 3))) }));
     await deliver(gz);
     expect(gz.rejected()).toBeNull();
@@ -70,6 +70,15 @@ describe("email handler", () => {
     const s = await stored(d.id);
     expect(s.reports.map((r) => r.status)).toEqual(["complete", "complete", "complete"]);
     expect(s.messages).toBe(12);
+  });
+
+  it("refuses reports for a domain whose ownership is not verified (a pending address may be a former owner's)", async () => {
+    const team = await makeTeam();
+    const d = await makeDomain(team.id, { verified: false });
+    const m = fakeMessage(d.address, mime(d.address, { name: "r.xml", type: "text/xml", bytes: enc(xmlFor(d, 2)) }));
+    await deliver(m);
+    expect(m.rejected()).toContain("domain_not_verified");
+    expect((await stored(d.id)).reports).toEqual([]);
   });
 
   it("is the Worker's exported email handler", async () => {

@@ -20,6 +20,13 @@ export const DmarcAnalyticsSchema = z
     summary: z.object({
       reports: z.number().int(), reporters: z.number().int(), messages: z.number().int(),
       first_report_at: z.string().nullable(), last_report_at: z.string().nullable(),
+      refused: z.object({
+        total: z.number().int(),
+        by_reason: z.record(z.string(), z.number().int()).openapi({
+          description: "Reports refused at the report address in the window, by reason: reports_per_day, records_per_day, reports_per_reporter, date_range, future_report, beyond_retention (docs/limits.md).",
+          example: { reports_per_reporter: 3 },
+        }),
+      }),
     }),
     alignment: z.object({
       rate: z.number().nullable().openapi({ description: "Share of messages passing DMARC (aligned SPF or aligned DKIM), 0..1; null without data." }),

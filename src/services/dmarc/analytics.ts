@@ -7,6 +7,7 @@ import { getDomainInTeam } from "../domains/get-domain";
 import { enforcementAdvice, senderFixes, suggestedRecord, type EnforcementAdvice, type SenderFailure } from "./advice";
 import { identifySources, SENDER_LIMITS } from "./senders";
 import { type ServiceContext } from "../context";
+import { refusalsSince } from "./quota";
 
 /** Sources listed per response (by messages); reverse DNS only for the first SENDER_LIMITS.ptrPerRequest. */
 export const MAX_SOURCES = 100;
@@ -102,6 +103,7 @@ export async function getDmarcAnalytics(svc: Services, ctx: ServiceContext, doma
       reports: n(reports?.reports), reporters: n(reports?.reporters), messages,
       first_report_at: reports?.first ? new Date(reports.first).toISOString() : null,
       last_report_at: reports?.last ? new Date(reports.last).toISOString() : null,
+      refused: await refusalsSince(svc, domain.id, new Date(`${from}T00:00:00Z`)),
     },
     alignment: {
       rate: messages > 0 ? Math.round((pass / messages) * 10_000) / 10_000 : null,

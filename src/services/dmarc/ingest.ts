@@ -21,18 +21,20 @@ export interface IngestResult {
   duplicate: boolean;
 }
 
-export const refused = (code: string, message: string) =>
-  new ApiError(422, "validation_failed", message, { body: [code] });
+import { refused } from "./ingest-errors";
+import { admitParsedReport, admitReportCount, planOf } from "./quota";
+
+export { refused };
 
 /** The domain whose report address is `address`, or null (wrong report domain, unknown token). */
-export async function domainForRecipient(svc: Services, address: string): Promise<StoreTarget | null> {
+export async function domainForRecipient(svc: Services, address: string): Promise<(StoreTarget & { verified: boolean }) | null> {
   const a = address.trim().replace(/^<|>$/g, "");
   const at = a.lastIndexOf("@");
   // Report tokens are stored in lower case (create-domain), so the whole address is compared case-insensitively.
   if (at <= 0 || a.slice(at + 1).toLowerCase().replace(/\.$/, "") !== svc.config.reportDomain.toLowerCase()) return null;
   const token = a.slice(0, at).toLowerCase();
   if (token.length > 128) return null;
-  const row = await svc.db.query.domains.findFirst({ where: eq(domains.reportToken, token), columns: { id: true, teamId: true, name: true } });
+  const row = await svc.db.query.domains.findFirst({ where: eq(domains.reportToken, token), columns: { id: true, teamId: true, name: true, verified: true } });
   return row ?? null;
 }
 
@@ -52,11 +54,16 @@ const within = (name: string, domain: string) => name === domain || name.endsWit
  * (each deduplicated on its own). Unverified names never receive recipient-less reports.
  */
 export async function ingestReport(svc: Services, input: IngestInput): Promise<IngestResult> {
+  const now = svc.clock.now();
   let targets: StoreTarget[] = [];
   if (input.recipient !== null) {
     const t = await domainForRecipient(svc, input.recipient);
     if (t === null) throw refused("unknown_recipient", "The recipient is not a report address of any domain.");
-    targets = [t];
+    // A pending domain (never verified, or ownership lost) takes no reports: its address may be a former owner's.
+    if (!t.verified) throw refused("domain_not_verified", "This report address belongs to a domain whose ownership is not verified.");
+    // Over the day's report count: refused before the body is parsed.
+    await admitReportCount(svc, t.id, await planOf(svc, t.id), now);
+    targets = [{ id: t.id, teamId: t.teamId, name: t.name }];
   }
   const result = await parseReport(input.body);
   if (!result.ok) throw reportError(result.error);
@@ -71,6 +78,12 @@ export async function ingestReport(svc: Services, input: IngestInput): Promise<I
     targets = await svc.db.select({ id: domains.id, teamId: domains.teamId, name: domains.name }).from(domains)
       .where(and(eq(domains.name, policyDomain), eq(domains.verified, true)));
     if (targets.length === 0) throw refused("unknown_domain", `No verified domain named ${policyDomain.slice(0, 253)} is monitored.`);
+  }
+  // Every limit is checked for every target before anything is stored, so a refusal writes nothing.
+  for (const t of targets) {
+    const plan = await planOf(svc, t.id);
+    if (input.recipient === null) await admitReportCount(svc, t.id, plan, now);
+    await admitParsedReport(svc, t.id, plan, parsed, now);
   }
   let duplicate = true;
   for (const t of targets) {

@@ -1,5 +1,5 @@
 // Adds a domain to a team: normalised name, random ownership and report tokens, domain.created in the same batch. Does I/O (D1).
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import { normaliseDomainName } from "../../core/dns/names";
 import { domains, teams } from "../../db/schema";
 import { PLAN_LIMITS } from "../../lib/plans";
@@ -32,11 +32,15 @@ export async function createDomain(svc: Services, ctx: ServiceContext, input: Cr
   const now = svc.clock.now();
   const values = { name: name.value, client: input.client_id == null ? null : String(input.client_id), verificationToken: randomBase62(32), reportToken: randomBase62(20).toLowerCase() };
   // The allowance is checked inside the insert (INSERT ... SELECT ... WHERE count < limit), so concurrent
-  // adds cannot pass it together. The event needs the new id: it selects the row within the same transaction.
-  const insert = svc.db.insert(domains).select(sql`
-    SELECT NULL, ${teamId}, ${values.name}, ${values.client}, 0, ${values.verificationToken}, NULL, ${values.reportToken},
-      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ${now.getTime()}, NULL, NULL
+  // adds cannot pass them together. drizzle names every column of the schema in order; unset ones are NULL.
+  const provided: Record<string, unknown> = {
+    teamId, name: values.name, client: values.client, verified: 0, verificationToken: values.verificationToken,
+    reportToken: values.reportToken, createdAt: now.getTime(),
+  };
+  const selectList = sql.join(Object.keys(getTableColumns(domains)).map((k) => (k in provided ? sql`${provided[k]}` : sql`NULL`)), sql`, `);
+  const insert = svc.db.insert(domains).select(sql`SELECT ${selectList}
     WHERE (SELECT COUNT(*) FROM domains WHERE team_id = ${teamId}) < ${limit}`).returning();
+  // The event needs the new id: it selects the row within the same transaction.
   const event = buildConditionalEvent(svc.db, { type: "domain.created", teamId, domain: { id: 0, name: name.value }, data: {} }, now, {
     from: sql`domains`, where: sql`domains.team_id = ${teamId} AND domains.name = ${name.value}`,
     patch: { path: "$.data.domain.id", value: sql`domains.id` }, domainId: sql`domains.id`,

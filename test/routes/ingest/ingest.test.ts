@@ -101,11 +101,14 @@ describe("POST /api/webhooks/dmarc: signature and routing", () => {
 
   it("routes by recipient; unknown recipient, other report domain, mismatched domain and unknown domain are 422", async () => {
     const team = await makeTeam();
-    const d = await makeDomain(team.id, { verified: false });
+    const d = await makeDomain(team.id);
+    const pending = await makeDomain(team.id, { verified: false });
     const xml = reportXml({ domain: d.name, begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count: 3 }] });
     const content = base64(enc(xml));
-    // Unverified domain: reachable only through its own report address.
-    expect((await post(xml)).status).toBe(422);
+    // A pending domain takes no reports, not even through its own report address.
+    const toPending = await postJson({ recipient: pending.address, content_base64: base64(enc(reportXml({ domain: pending.name, begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count: 3 }] }))) });
+    expect(toPending.status).toBe(422);
+    expect(await json(toPending)).toMatchObject({ errors: { body: ["domain_not_verified"] } });
     expect((await postJson({ recipient: `${d.reportToken}@elsewhere.test`, content_base64: content })).status).toBe(422);
     const unknown = await postJson({ recipient: "nobody@reports.test", content_base64: content });
     expect(unknown.status).toBe(422);
