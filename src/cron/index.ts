@@ -5,6 +5,7 @@ import { createServices, type Services } from "../services";
 import { runDueChecks } from "../services/checks/due";
 import { pruneChecks } from "../services/checks/retention";
 import { runDkimAudit } from "../services/dkim-inventory/audit";
+import { purgeDmarcData } from "../services/dmarc/retention";
 import { resealSecrets } from "../services/webhooks/secrets";
 import { purgeDeliveries, sweepOutbox, sweepRetries } from "../services/webhooks/sweeps";
 
@@ -26,7 +27,8 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
   [DAILY]: [
     { name: "dkim-audit", run: (svc) => runDkimAudit(svc) },
     { name: "checks-retention", run: pruneChecks },
-    { name: "deliveries-retention", run: purgeDeliveries },
+    { name: "deliveries-retention", run: (svc) => purgeDeliveries(svc) },
+    { name: "dmarc-retention", run: (svc) => purgeDmarcData(svc) },
     { name: "reseal-webhook-secrets", run: (svc) => resealSecrets(svc) },
   ],
 };

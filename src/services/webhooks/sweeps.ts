@@ -3,6 +3,7 @@
 import { sql } from "drizzle-orm";
 import type { Services } from "../../services";
 import { DAY_MS } from "../../lib/time";
+import { purgeInBatches } from "../purge";
 import { enqueueDeliveries } from "./fanout";
 
 export const OUTBOX_GRACE_MS = 60_000; // pipelines.md §2: events older than a minute
@@ -40,28 +41,20 @@ export async function sweepRetries(svc: Services): Promise<number> {
   return rows.length;
 }
 
-/** Deletes deliveries older than 30 days, then fanned-out events of that age with none left. */
-export async function purgeDeliveries(svc: Services): Promise<{ deliveries: number; events: number }> {
+/**
+ * Deletes deliveries older than 30 days, then fanned-out events of that age with none left, in bounded
+ * batches until done or the budget is spent (a backlog is caught up over successive runs).
+ */
+export async function purgeDeliveries(svc: Services, budgetMs?: number): Promise<{ deliveries: number; events: number; more: boolean }> {
   const cutoff = svc.clock.now().getTime() - RETENTION_MS;
-  let deleted = 0;
-  let purgedEvents = 0;
-  // Bounded chunks keep each statement short; 50 chunks of 1,000 rows per daily run.
-  for (let i = 0; i < 50; i++) {
-    const gone = await svc.db.all<{ id: number }>(sql`
-      DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE created_at < ${cutoff} LIMIT 1000) RETURNING id`);
-    deleted += gone.length;
-    if (gone.length < 1000) break;
-  }
-  for (let i = 0; i < 50; i++) {
-    const gone = await svc.db.all<{ id: string }>(sql`
-      DELETE FROM events WHERE id IN (
-        SELECT e.id FROM events e
-        WHERE e.fanned_out_at IS NOT NULL AND e.created_at < ${cutoff}
-          AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)
-        LIMIT 1000)
-      RETURNING id`);
-    purgedEvents += gone.length;
-    if (gone.length < 1000) break;
-  }
-  return { deliveries: deleted, events: purgedEvents };
+  const deliveries = await purgeInBatches(svc, "deliveries", (limit) => sql`
+    DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE created_at < ${cutoff} LIMIT ${limit}) RETURNING 1 AS one`, budgetMs);
+  const events = await purgeInBatches(svc, "events", (limit) => sql`
+    DELETE FROM events WHERE id IN (
+      SELECT e.id FROM events e
+      WHERE e.fanned_out_at IS NOT NULL AND e.created_at < ${cutoff}
+        AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)
+      LIMIT ${limit})
+    RETURNING 1 AS one`, budgetMs);
+  return { deliveries: deliveries.deleted, events: events.deleted, more: deliveries.more || events.more };
 }

@@ -1,0 +1,35 @@
+// Retention work for the daily cron: delete in bounded batches until nothing is left or the time budget
+// is spent, so any backlog is caught up over successive runs and every run says what remains. Does I/O (D1).
+import type { SQL } from "drizzle-orm";
+import type { Services } from "../services";
+
+/** Wall time one purge may spend per cron run (the daily cron allows minutes; other jobs share it). */
+export const PURGE_BUDGET_MS = 60_000;
+/** Rows per DELETE statement: short statements keep D1 responsive for the API meanwhile. */
+export const PURGE_BATCH = 2_000;
+
+export interface PurgeOutcome {
+  deleted: number;
+  /** True when the budget ran out before the last batch came back short: more is left for the next run. */
+  more: boolean;
+}
+
+/**
+ * Runs `statement(limit)` (a `DELETE ... WHERE id IN (SELECT ... LIMIT limit) RETURNING 1`) until a batch
+ * comes back short or the budget is spent.
+ */
+export async function purgeInBatches(svc: Services, name: string, statement: (limit: number) => SQL, budgetMs = PURGE_BUDGET_MS): Promise<PurgeOutcome> {
+  const started = Date.now();
+  let deleted = 0;
+  for (;;) {
+    const gone = await svc.db.all<{ one: number }>(statement(PURGE_BATCH));
+    deleted += gone.length;
+    if (gone.length < PURGE_BATCH) return log(name, { deleted, more: false });
+    if (Date.now() - started >= budgetMs) return log(name, { deleted, more: true });
+  }
+}
+
+function log(name: string, out: PurgeOutcome): PurgeOutcome {
+  if (out.deleted > 0 || out.more) console.log(JSON.stringify({ level: out.more ? "warn" : "info", msg: "retention purge", purge: name, ...out }));
+  return out;
+}
