@@ -4,6 +4,7 @@ import type { Env } from "../env";
 import { createServices, type Services } from "../services";
 import { runDueChecks } from "../services/checks/due";
 import { pruneChecks } from "../services/checks/retention";
+import { recheckOwnership } from "../services/domains/ownership";
 import { runDkimAudit } from "../services/dkim-inventory/audit";
 import { purgeDmarcData } from "../services/dmarc/retention";
 import { resealSecrets } from "../services/webhooks/secrets";
@@ -23,6 +24,7 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
     { name: "due-checks", run: (svc) => runDueChecks(svc) },
     { name: "outbox-sweep", run: sweepOutbox },
     { name: "retry-sweep", run: sweepRetries },
+    { name: "ownership-recheck", run: (svc) => recheckOwnership(svc) },
   ],
   [DAILY]: [
     { name: "dkim-audit", run: (svc) => runDkimAudit(svc) },

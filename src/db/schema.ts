@@ -224,7 +224,7 @@ export const alerts = sqliteTable(
     id: integer("id").primaryKey({ autoIncrement: true }),
     teamId: integer("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
     domainId: integer("domain_id").references(() => domains.id, { onDelete: "cascade" }),
-    kind: text("kind", { enum: ["drift", "blacklist", "dmarc_failure_spike", "expiry", "dkim"] }).notNull(),
+    kind: text("kind", { enum: ["drift", "blacklist", "dmarc_failure_spike", "expiry", "dkim", "ownership"] }).notNull(),
     subject: text("subject").notNull(), // what the alert is about, for "one open alert per subject"
     severity: text("severity").notNull(),
     title: text("title").notNull(),

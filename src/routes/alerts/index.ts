@@ -6,6 +6,7 @@ import { PaginationQuery, pageMeta } from "../../lib/pagination";
 import { listAlerts } from "../../services/alerts/list-alerts";
 import { resolveAlert } from "../../services/alerts/resolve-alert";
 import { booleanQuery } from "../query";
+import { ALERT_KINDS } from "../../services/alerts/types";
 
 const ts = (description: string) => z.string().nullable().openapi({ format: "date-time", description });
 
@@ -13,7 +14,7 @@ export const Alert = z.object({
   id: z.number().int().openapi({ example: 12 }),
   domain: z.string().nullable().openapi({ example: "example.com" }),
   domain_id: z.number().int().nullable(),
-  kind: z.enum(["drift", "blacklist", "dmarc_failure_spike", "expiry", "dkim"]),
+  kind: z.enum(ALERT_KINDS),
   subject: z.string().openapi({ description: "What the alert is about; one open alert per (domain, kind, subject).", example: "dmarc.p" }),
   severity: z.enum(["Critical", "High", "Medium", "Low", "Info"]),
   title: z.string(),

@@ -43,7 +43,7 @@ export async function verifyDomain(svc: Services, ctx: ServiceContext, domainId:
   }, now, { where: sql`EXISTS (SELECT 1 FROM domains WHERE id = ${domain.id} AND verified = 0)` });
   const [, updated] = await commit(svc, [
     event.statement,
-    svc.db.update(domains).set({ verified: true, verifiedAt: now, nextCheckAt: new Date(now.getTime() + CHECK_LEASE_MS), pendingCheckId: checkId, pendingCheckAt: now })
+    svc.db.update(domains).set({ verified: true, verifiedAt: now, nextCheckAt: new Date(now.getTime() + CHECK_LEASE_MS), pendingCheckId: checkId, pendingCheckAt: now, ownershipCheckedAt: now, ownershipMissingSince: null })
       .where(and(eq(domains.id, domain.id), eq(domains.teamId, teamId), eq(domains.verified, false))).returning(),
   ], ([, rows]) => (rows.length > 0 ? [event.id] : []));
   const row = updated[0];

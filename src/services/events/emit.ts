@@ -10,6 +10,7 @@ export const API_VERSION = "2026-10-10";
 export const EVENT_TYPES = [
   "domain.created",
   "domain.verified",
+  "domain.unverified",
   "domain.deleted",
   "check.completed",
   "posture.changed",

@@ -25,6 +25,10 @@ export const EVENT_DATA = {
   "domain.created": domainEvent({}),
   "domain.verified": domainEvent({ verified_at: iso(), check_id: z.string().describe("The first check, already queued.") }),
   "domain.deleted": domainEvent({}),
+  "domain.unverified": domainEvent({
+    missing_since: iso().describe("The first daily re-check that found the ownership record gone."),
+    record: z.object({ host: z.string(), type: z.literal("TXT"), value: z.string() }).describe("The record to publish again, then verify."),
+  }),
   "check.completed": domainEvent({
     check: z.object({
       id: z.string(),

@@ -4,6 +4,7 @@ import { EVENT_TYPES, type EventType } from "../events/emit";
 const DESCRIPTIONS: Record<EventType, string> = {
   "domain.created": "A domain is added to the team.",
   "domain.verified": "Ownership is verified; monitoring started.",
+  "domain.unverified": "The ownership record has been gone for 3 days in a row: the domain is pending again and takes no reports.",
   "domain.deleted": "A domain is removed.",
   "check.completed": "A posture check finishes (every run, with score and grade).",
   "posture.changed": "A check finds differences from the previous one (all changes in one event).",

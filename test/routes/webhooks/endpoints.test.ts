@@ -20,7 +20,7 @@ describe("GET /webhook-events", () => {
     expect(res.status).toBe(200);
     const { data } = await json<{ data: Array<{ type: string; description: string }> }>(res);
     expect(data.map((e) => e.type)).toEqual(expect.arrayContaining(["domain.created", "alert.resolved", "webhook.test", "dkim.key.stale"]));
-    expect(data).toHaveLength(18);
+    expect(data).toHaveLength(19);
     for (const e of data) expect(e.description.length).toBeGreaterThan(5);
   });
 });
