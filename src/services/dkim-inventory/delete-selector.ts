@@ -1,4 +1,4 @@
-// DELETE /domains/{domain}/dkim/selectors/{selector}: only a manual selector that is not published
+// DELETE /domains/{domain}/dkim/selectors/{selector}: only a manual or learned (DMARC) selector that is not published
 // (pending, missing, or invalid without a record, e.g. a dangling CNAME) may be removed; a published
 // one (active, revoked, or invalid with a record in DNS) and discovered ones are a 409. I/O: D1.
 import { and, eq, inArray, isNull, or } from "drizzle-orm";
@@ -19,11 +19,11 @@ export async function deleteDkimSelector(svc: Services, ctx: ServiceContext, dom
   const domain = await getDomainInTeam(svc, teamId, domainId);
   const row = await findSelector(svc.db, domain.id, selector);
   if (!row) throw notFound("Selector");
-  if (row.source !== "manual") throw conflict(`Selector ${row.selector} was ${row.source === "dmarc" ? "seen in DMARC reports" : "discovered in DNS"}; only manually added selectors can be removed.`);
+  if (row.source === "discovered") throw conflict(`Selector ${row.selector} was discovered in DNS; only selectors added by hand or learned from DMARC reports can be removed.`);
   const isUnpublished = row.status === "pending" || row.status === "missing" || (row.status === "invalid" && row.record === null);
   if (!isUnpublished) throw conflict(`Selector ${row.selector} is published (${row.status}); remove its DNS record first.`);
   // Guarded delete: a check that published it in the meantime wins.
-  const removable = and(eq(dkimSelectors.id, row.id), eq(dkimSelectors.source, "manual"), unpublished);
+  const removable = and(eq(dkimSelectors.id, row.id), inArray(dkimSelectors.source, ["manual", "dmarc"]), unpublished);
   await commit(svc, [
     svc.db.delete(dkimKeys).where(inArray(dkimKeys.selectorId, svc.db.select({ id: dkimSelectors.id }).from(dkimSelectors).where(removable))),
     svc.db.delete(dkimSelectors).where(removable),

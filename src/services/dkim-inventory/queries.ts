@@ -1,6 +1,6 @@
 // Read queries behind the DKIM views: selectors, key history and DMARC-report evidence of one domain
 // (already checked to be in the caller's team). I/O: D1 reads, each bounded and by index.
-import { and, asc, desc, eq, gte, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, asc, gt, desc, eq, gte, inArray, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { dkimKeys, dkimSelectors, dmarcRows } from "../../db/schema";
 import { DAY_MS } from "../../lib/time";
@@ -15,8 +15,18 @@ const MAX_SIGNERS = 100;
 /** First UTC day (YYYY-MM-DD) of a window of `days` calendar days ending today. */
 export const windowStartDay = (now: Date, days: number): string => new Date(now.getTime() - (days - 1) * DAY_MS).toISOString().slice(0, 10);
 
-export const listSelectors = (db: Db, domainId: number): Promise<SelectorRow[]> =>
-  db.select().from(dkimSelectors).where(eq(dkimSelectors.domainId, domainId)).orderBy(asc(dkimSelectors.selector)).limit(MAX_SELECTORS_SHOWN);
+/** Every selector of a domain, read a page at a time (no fixed window that a flood of rows could fill). */
+export async function listSelectors(db: Db, domainId: number): Promise<SelectorRow[]> {
+  const out: SelectorRow[] = [];
+  for (let after = 0; ; ) {
+    const page = await db.select().from(dkimSelectors).where(and(eq(dkimSelectors.domainId, domainId), gt(dkimSelectors.id, after)))
+      .orderBy(asc(dkimSelectors.id)).limit(MAX_SELECTORS_SHOWN);
+    out.push(...page);
+    if (page.length < MAX_SELECTORS_SHOWN) break;
+    after = page[page.length - 1]?.id ?? after;
+  }
+  return out.sort((a, b) => a.selector.localeCompare(b.selector));
+}
 
 export async function findSelector(db: Db, domainId: number, selector: string): Promise<SelectorRow | null> {
   const [row] = await db.select().from(dkimSelectors).where(and(eq(dkimSelectors.domainId, domainId), eq(dkimSelectors.selector, selector.toLowerCase()))).limit(1);

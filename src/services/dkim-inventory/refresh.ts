@@ -1,15 +1,14 @@
 // DKIM selector inventory refresh for one domain during a check: all DNS first (known selectors,
 // then providers inferred from MX/SPF, then common names), then planned writes. I/O: D1 read, DNS.
-import { asc, eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { candidateSelectors, inferProviders, lookupSelectors, PROVIDERS, type SelectorEntry } from "../../core/dkim";
 import type { Resolver } from "../../core/dns/types";
 import type { Finding } from "../../core/types";
-import { dkimSelectors } from "../../db/schema";
 import type { Services } from "../../services";
 import type { AlertDraft } from "../alerts/types";
 import type { DomainRow } from "../domains/get-domain";
 import type { EventDraft } from "../events/emit";
+import { listSelectors } from "./queries";
 import { issuesOf, planSelector, PUBLISHED, type SelectorRow, type SelectorStatus } from "./transition";
 
 export interface InventoryRefresh {
@@ -23,8 +22,6 @@ export interface InventoryRefresh {
 
 /** DNS lookups per refresh (one TXT query each, plus the wildcard probe). */
 export const MAX_SELECTORS = 40;
-/** Stored selectors read per refresh. */
-const MAX_KNOWN = 200;
 const ORDER: Record<SelectorStatus, number> = { active: 0, revoked: 1, invalid: 2, pending: 3, missing: 4 };
 
 export async function refreshDkimInventory(
@@ -34,7 +31,7 @@ export async function refreshDkimInventory(
   hints: { mxHosts: string[]; spfIncludes: string[] },
   now: Date,
 ): Promise<InventoryRefresh> {
-  const rows = await svc.db.select().from(dkimSelectors).where(eq(dkimSelectors.domainId, domain.id)).orderBy(asc(dkimSelectors.id)).limit(MAX_KNOWN);
+  const rows = await listSelectors(svc.db, domain.id);
   const known = new Map(rows.map((r) => [r.selector, r]));
   const providers = inferProviders({ mx: hints.mxHosts, spfIncludes: hints.spfIncludes });
   const byStatus = [...rows].sort((a, b) => ORDER[a.status] - ORDER[b.status]);

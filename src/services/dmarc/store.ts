@@ -110,7 +110,7 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
     ? upsertAlerts(db, [spike], now, await openAlertKeys(db, target.teamId, target.id))
     : { statements: [], eventIds: [] };
   const closing: Statement[] = [
-    ...selectorStatements(db, target, parsed, now),
+    ...(await selectorStatements(svc, target, parsed, now)),
     event.statement,
     ...alerts.statements,
     db.update(dmarcReports).set({ status: "complete" }).where(eq(dmarcReports.id, reportRowId)),

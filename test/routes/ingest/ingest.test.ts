@@ -6,6 +6,8 @@ import { describe, expect, it } from "vitest";
 import { alerts, dkimSelectors, events } from "../../../src/db/schema";
 import { json, makeTeam } from "../../support/api";
 import { base64, day0, db, enc, makeDomain, post, postJson, reportXml, signature, stored } from "./helpers";
+import { installDohStub } from "../../support/doh-stub";
+import { dkimRecord } from "../domains/fixtures";
 
 type Ingested = { data: { report_id: string; domain: string; records: number; duplicate: boolean } };
 
@@ -62,14 +64,17 @@ describe("POST /api/webhooks/dmarc: report shapes", () => {
     expect(s.messages).toBe(15);
   });
 
-  it("emits dmarc.report.received in the completing batch and feeds DKIM selectors of the domain only", async () => {
+  it("emits dmarc.report.received in the completing batch and learns only DKIM selectors of the domain whose key DNS confirms", async () => {
     const team = await makeTeam();
     const d = await makeDomain(team.id);
+    const key = await dkimRecord(d.name);
+    const stub = installDohStub({ [`sel2024._domainkey.${d.name}`]: { TXT: [key.record] } });
     const xml = reportXml({ domain: d.name, org: "Yahoo", reportId: "evt-1", begin: day0(1), end: day0(0) - 1, records: [
-      { ip: "192.0.2.1", count: 6, sigs: [{ d: d.name, s: "Sel2024", r: "pass" }, { d: "esp.test", s: "esp1", r: "pass" }] },
+      { ip: "192.0.2.1", count: 6, sigs: [{ d: d.name, s: "Sel2024", r: "pass" }, { d: "esp.test", s: "esp1", r: "pass" }, { d: d.name, s: "forged", r: "fail" }] },
       { ip: "192.0.2.2", count: 1, sigs: [{ d: `mail.${d.name}`, s: "sub", r: "pass" }] },
     ] });
     expect((await post(xml)).status).toBe(202);
+    stub.restore();
     const ev = await db.select().from(events).where(and(eq(events.domainId, d.id), eq(events.type, "dmarc.report.received")));
     expect(ev).toHaveLength(1);
     expect(ev[0]?.payload).toMatchObject({
@@ -79,6 +84,21 @@ describe("POST /api/webhooks/dmarc: report shapes", () => {
     const sels = await db.select().from(dkimSelectors).where(eq(dkimSelectors.domainId, d.id));
     expect(sels.map((s) => [s.selector, s.source, s.status])).toEqual([["sel2024", "dmarc", "pending"]]);
     expect(sels[0]?.lastReportAt?.getTime()).toBe((day0(0) - 1) * 1000);
+  });
+
+  it("learns at most 20 selectors per domain from reports, whatever a report lists", async () => {
+    const team = await makeTeam();
+    const d = await makeDomain(team.id);
+    const key = await dkimRecord(d.name);
+    const names = Array.from({ length: 30 }, (_, i) => `s${i}`);
+    const stub = installDohStub(Object.fromEntries(names.map((n) => [`${n}._domainkey.${d.name}`, { TXT: [key.record] }])));
+    for (let r = 0; r < 6; r++) {
+      const sigs = names.slice(r * 5, r * 5 + 5).map((s) => ({ d: d.name, s, r: "pass" }));
+      expect((await post(reportXml({ domain: d.name, org: `org${r}.example`, begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count: 1, sigs }] }))).status).toBe(202);
+    }
+    stub.restore();
+    const learned = await db.select().from(dkimSelectors).where(and(eq(dkimSelectors.domainId, d.id), eq(dkimSelectors.source, "dmarc")));
+    expect(learned).toHaveLength(20);
   });
 });
 
