@@ -61,16 +61,22 @@ export function count(s: string): number | null {
  */
 export function epochSeconds(s: string): number | null {
   const v = s.trim();
+  let n: number | null = null;
   if (/^\d+(\.\d*)?$/.test(v)) {
-    const n = Math.floor(Number.parseFloat(v));
-    return n > 100_000_000_000 ? Math.floor(n / 1000) : n;
-  }
-  if (/^\d{4}-\d{2}-\d{2}/.test(v)) {
+    n = Math.floor(Number.parseFloat(v));
+    if (n > 100_000_000_000) n = Math.floor(n / 1000);
+  } else if (/^\d{4}-\d{2}-\d{2}/.test(v)) {
     const ms = Date.parse(v);
-    return Number.isFinite(ms) ? Math.floor(ms / 1000) : null;
+    n = Number.isFinite(ms) ? Math.floor(ms / 1000) : null;
   }
-  return null;
+  // Outside 1990..2100 no real report was or will be written, and past 8.64e12 s a Date throws:
+  // such a value is invalid input, never arithmetic that fails later.
+  return n !== null && n >= MIN_EPOCH_SECONDS && n <= MAX_EPOCH_SECONDS ? n : null;
 }
+
+/** 1990-01-01 and 2100-01-01 (UTC), in epoch seconds: the range a report's dates may fall in. */
+export const MIN_EPOCH_SECONDS = 631_152_000;
+export const MAX_EPOCH_SECONDS = 4_102_444_800;
 
 /** pct (RFC 7489 §6.3): 0..100, else unknown. */
 export function pct(s: string): number | null {

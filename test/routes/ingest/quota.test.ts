@@ -79,3 +79,16 @@ describe("report address limits (starter plan)", () => {
     expect(await storedReports(d.id)).toBe(1);
   });
 });
+
+describe("date arithmetic on report input", () => {
+  it("a huge, negative or pre-1990 date_range is a 422, never a RangeError 500", async () => {
+    const team = await makeTeam();
+    const d = await makeDomain(team.id);
+    for (const [begin, end] of [[1e20, 1e20 + 1], [0, 1e17], [-1e20, 1], [99_999_999_999_999, 99_999_999_999_999], [100, 200]] as const) {
+      const res = await send(d, { begin, end });
+      expect(res.status, `${begin}..${end}`).toBe(422);
+      expect((await json<{ code: string }>(res)).code).toBe("validation_failed");
+    }
+    expect(await storedReports(d.id)).toBe(0);
+  });
+});
