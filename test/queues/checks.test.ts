@@ -161,6 +161,24 @@ describe("check pipeline (emailauth-checks consumer)", () => {
     expect(events[1]?.data.check).toMatchObject({ id: `chk_fail_${added.id}`, status: "failed", error: expect.stringContaining("temperror"), score: null, changes: 0 });
   });
 
+  it("an MX address that fails to resolve is no delisting: no blacklist.delisted, no diff", async () => {
+    const team = await makeTeam();
+    const name = newDomainName();
+    const added = await addDomain(team, name);
+    await markVerified(added.id);
+    const t0 = Date.now();
+    serve(zoneFor(name, { listedOnSpamcop: true }));
+    await runCheck(clockedServices(new Date(t0)), { domain_id: added.id, check_id: `chk_mxf1_${added.id}`, trigger: "manual" });
+    const s = serve(zoneFor(name, { listedOnSpamcop: true }));
+    s.setFault(`mx.${name}`, "A", "servfail");
+    s.setFault(`mx.${name}`, "AAAA", "servfail");
+    await runCheck(clockedServices(new Date(t0 + HOUR)), { domain_id: added.id, check_id: `chk_mxf2_${added.id}`, trigger: "manual" });
+    expect((await eventsOf(added.id)).filter((e) => e.type.startsWith("blacklist.")).map((e) => e.type)).toEqual(["blacklist.listed"]);
+    const diffs = (await diffsOf(added.id)).filter((d) => d.category === "blacklist");
+    expect(diffs.map((d) => [d.check_id, d.after]), "the first check reports the listing; the second changes nothing").toEqual([[`chk_mxf1_${added.id}`, "listed"]]);
+    expect((await alertsOf(added.id)).filter((a) => a.kind === "blacklist"), "a listing at the first check raises its alert").toHaveLength(1);
+  });
+
   it("raises a blacklist alert once per listing and updates it on repeat; the delisting is an event", async () => {
     const team = await makeTeam();
     const name = newDomainName();

@@ -29,6 +29,8 @@ export interface BlacklistResult {
   unknown: UnknownCheck[];
   /** Queries that answered "not listed". */
   clean: number;
+  /** The list and target of every query that answered "not listed": only these prove a delisting. */
+  cleared: Array<{ list: string; target: string }>;
   /** Queries made (listed + unknown + clean). */
   checked: number;
 }
@@ -76,7 +78,7 @@ export async function checkBlacklists(
   lists: DnsblList[] = defaultLists(),
   opts: BlacklistOptions = {},
 ): Promise<BlacklistResult> {
-  const result: BlacklistResult = { listed: [], unknown: [], clean: 0, checked: 0 };
+  const result: BlacklistResult = { listed: [], unknown: [], clean: 0, cleared: [], checked: 0 };
   const jobs: Job[] = [];
   const ips = [...new Set(targets.ips.map((ip) => ip.trim().toLowerCase()))];
   for (const list of lists.filter((l) => l.target === "ip")) {
@@ -95,7 +97,10 @@ export async function checkBlacklists(
     const outcome = await queryOne(job, resolver);
     result.checked++;
     const base = { zone: job.list.zone, list: job.list.name, target: job.target };
-    if (outcome.kind === "clean") result.clean++;
+    if (outcome.kind === "clean") {
+      result.clean++;
+      result.cleared.push({ list: job.list.name, target: job.target });
+    }
     else if (outcome.kind === "unknown") result.unknown.push({ ...base, reason: outcome.reason });
     else {
       const txt = await resolver.query(job.name, "TXT");

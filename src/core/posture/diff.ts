@@ -71,12 +71,13 @@ function diffBlacklist(prev: PartSnapshot, curr: PartSnapshot): PostureChange[] 
   };
   const before = new Set(list(prev, "listed"));
   const after = new Set(list(curr, "listed"));
-  const nowUnknown = new Set(list(curr, "unknown"));
+  const cleared = new Set(list(curr, "cleared"));
   const out: PostureChange[] = [];
   for (const k of after) if (!before.has(k)) out.push({ category: "blacklist", field: k, before: "not_listed", after: "listed", severity: "High" });
-  // A listing that is now merely unknown (refused query, temperror) is not a delisting.
+  // Only a query that answered "not listed" proves a delisting. A listing that is now unknown (refused
+  // query, temperror) or was not asked at all (its MX address did not resolve this time) is no change.
   for (const k of before) {
-    if (!after.has(k) && !nowUnknown.has(k)) out.push({ category: "blacklist", field: k, before: "listed", after: "not_listed", severity: "Info" });
+    if (!after.has(k) && cleared.has(k)) out.push({ category: "blacklist", field: k, before: "listed", after: "not_listed", severity: "Info" });
   }
   return out;
 }

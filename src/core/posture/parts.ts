@@ -96,7 +96,7 @@ export function postureSnapshot(p: PartsInput): Partial<Record<"spf" | "dmarc" |
     const allUnknown = p.blacklists.checked > 0 && p.blacklists.unknown.length === p.blacklists.checked;
     snap.blacklist = {
       status: allUnknown ? "temperror" : "present", record: null,
-      fields: { listed: p.blacklists.listed.map(key), unknown: p.blacklists.unknown.map(key) },
+      fields: { listed: p.blacklists.listed.map(key), unknown: p.blacklists.unknown.map(key), cleared: p.blacklists.cleared.map(key) },
     };
   }
   return snap;

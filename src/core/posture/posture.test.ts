@@ -128,10 +128,15 @@ describe("diffPostures", () => {
     expect(diffPostures(prev, cur).map((c) => [c.field, c.severity])).toEqual([["mode", "High"], ["policy", "Low"], ["id_unchanged", "High"]]);
   });
   it("blacklist: new listing High, delisting Info, unknown is not a delisting", () => {
-    const cur: PostureSnapshot = { ...prev, blacklist: { status: "present", record: null, fields: { listed: ["PSBL:192.0.2.1"], unknown: ["Spamhaus ZEN:192.0.2.1"] } } };
+    const cur: PostureSnapshot = { ...prev, blacklist: { status: "present", record: null, fields: { listed: ["PSBL:192.0.2.1"], unknown: ["Spamhaus ZEN:192.0.2.1"], cleared: ["SpamCop:192.0.2.1"] } } };
     expect(diffPostures(prev, cur)).toEqual([
       { category: "blacklist", field: "PSBL:192.0.2.1", before: "not_listed", after: "listed", severity: "High" },
       { category: "blacklist", field: "SpamCop:192.0.2.1", before: "listed", after: "not_listed", severity: "Info" },
     ]);
+  });
+
+  it("blacklist: a listing whose target was not asked this time (its MX address did not resolve) is no delisting", () => {
+    const cur: PostureSnapshot = { ...prev, blacklist: { status: "present", record: null, fields: { listed: [], unknown: [], cleared: ["SpamCop:198.51.100.9"] } } };
+    expect(diffPostures(prev, cur)).toEqual([]);
   });
 });

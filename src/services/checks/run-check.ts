@@ -24,6 +24,7 @@ export type CheckOutcome =
   | { recorded: true; status: "completed" | "failed"; checkId: string; changes: number; eventIds: string[] };
 
 const CORE_PARTS = ["spf", "dmarc", "mx", "bimi", "mta_sts", "tls_rpt"] as const;
+const NOTHING_LISTED = { blacklist: { status: "present" as const, record: null, fields: { listed: [] } } };
 
 export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckOutcome> {
   const db = svc.db;
@@ -88,9 +89,11 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   }
 
   const merged = mergePosture(analysis, previous, domain.dmarcPolicy, inventory.stale ? null : dkimStatus);
+  // The first check compares nothing, except blocklists: a listing present from the start is as
+  // actionable as a later one (it raises blacklist.listed and an alert).
   const changes = previous
     ? [...diffPostures(previous.snapshot, merged.forDiff), ...dkimChanges(inventory.events)]
-    : [];
+    : diffPostures(NOTHING_LISTED, { blacklist: merged.forDiff.blacklist });
 
   const hosts = Object.fromEntries(Object.entries(analysis.records).map(([k, v]) => [k, (v as { host?: string }).host ?? null]));
   const events: EventDraft[] = [
