@@ -75,6 +75,12 @@ describe("checkBimi", () => {
     const r = await checkBimi("mail.brand.example", res, { dmarc: ENFORCING, orgDomain: org });
     expect(r.status).toBe("temperror");
   });
+  it("a failed walk to the Organizational Domain is unknown (temperror), never 'missing'", async () => {
+    const res = new FakeResolver({ "default._bimi.brand.example": { TXT: [REC] } });
+    const r = await checkBimi("mail.brand.example", res, { dmarc: ENFORCING, orgDomain: async () => null });
+    expect(r.status).toBe("temperror");
+    expect(r.findings).toEqual([]);
+  });
   it("multiple records are an error; unrelated TXT is ignored", async () => {
     const res = new FakeResolver({ "default._bimi.brand.example": { TXT: [REC, REC.replace("logo", "logo2"), "google-site-verification=x"] } });
     const r = await checkBimi("brand.example", res, { dmarc: ENFORCING });

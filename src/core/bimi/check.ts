@@ -9,6 +9,7 @@ export interface BimiCheckOptions {
    *  lookup run concurrently with DMARC discovery; it is awaited only once a record is found. */
   dmarc: DmarcFacts | null | Promise<DmarcFacts | null>;
   /** Organizational domain of a name (null when unknown), e.g. the RFC 9989 tree walk; for the fallback. */
+  /** The Organizational Domain for the fallback; null when it cannot be determined (DNS failure). */
   orgDomain?: (domain: string) => string | null | Promise<string | null>;
   selector?: string;
   /** When given, the logo at l= is fetched and checked. */
@@ -49,12 +50,16 @@ export async function checkBimi(domain: string, resolver: Resolver, opts: BimiCh
   let host = `${selector}._bimi.${domain}`;
   let found = await lookupAt(host, resolver);
   let fromOrgDomain = false;
-  // Fallback only on a definitive absence: a temperror must not be replaced by the org record.
-  const org = found.kind === "none" ? ((await opts.orgDomain?.(domain)) ?? null) : null;
-  if (found.kind === "none" && org !== null && org !== domain) {
-    host = `${selector}._bimi.${org}`;
-    found = await lookupAt(host, resolver);
-    fromOrgDomain = true;
+  // Fallback only on a definitive absence: a temperror must not be replaced by the org record. And
+  // when the walk to the Organizational Domain itself fails (null), the answer is unknown, not "missing".
+  if (found.kind === "none" && opts.orgDomain) {
+    const org = await opts.orgDomain(domain);
+    if (org === null) found = { kind: "temperror", reason: "the Organizational Domain could not be determined" };
+    else if (org !== domain) {
+      host = `${selector}._bimi.${org}`;
+      found = await lookupAt(host, resolver);
+      fromOrgDomain = true;
+    }
   }
   const base = { host, fromOrgDomain, record: null, parsed: null, declined: false, svg: null };
   switch (found.kind) {

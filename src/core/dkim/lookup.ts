@@ -25,6 +25,8 @@ export interface SelectorScan {
   scanned: number;
   /** A random improbable selector answered: the zone has a wildcard and results are unreliable. */
   wildcard: boolean;
+  /** The wildcard probe itself failed (temperror): whether the zone has a wildcard is unknown. */
+  wildcardUnknown: boolean;
   selectors: Record<string, SelectorEntry>;
   missing: Record<string, string>;
   issues: Finding[];
@@ -74,7 +76,7 @@ export async function lookupSelectors(domain: string, selectors: string[] | null
     : temp > 0
       ? `DKIM key not found among ${names.length} selectors checked; ${temp} lookups failed temporarily`
       : `DKIM key not found among ${names.length} selectors checked`;
-  return { domain: d, status, score, summary, scanned: names.length, wildcard, selectors: found, missing, issues };
+  return { domain: d, status, score, summary, scanned: names.length, wildcard, wildcardUnknown: probeEntry?.status === "temperror", selectors: found, missing, issues };
 }
 
 /** Score of one active key: 100, less for weak size, testing mode or sha1-only h=. */

@@ -102,6 +102,15 @@ describe("lookupSelectors", () => {
     expect((await lookupSelectors("example.com", ["a"], res)).wildcard).toBe(false);
   });
 
+  it("a failed wildcard probe says the wildcard is unknown (never 'no wildcard')", async () => {
+    const proxy = new Proxy({} as Record<string, { TXT: string[] } | "temperror">, {
+      get: (_t, name) => (typeof name !== "string" ? undefined : name.startsWith("dkimprobe-") ? "temperror" : name.endsWith("._domainkey.example.com") ? { TXT: [ed] } : undefined),
+    });
+    const r = await lookupSelectors("example.com", ["a"], new FakeResolver(proxy));
+    expect(r.wildcard).toBe(false);
+    expect(r.wildcardUnknown).toBe(true);
+  });
+
   it("keeps at most 6 lookups in flight", async () => {
     let inFlight = 0;
     let peak = 0;

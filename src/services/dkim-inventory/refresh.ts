@@ -50,8 +50,9 @@ export async function refreshDkimInventory(
   for (const r of rows) final.set(r.selector, { status: r.status, issues: issuesOf(r) });
   for (const [s, e] of entries) {
     const row = known.get(s) ?? null;
-    // A wildcard zone answers every name: only selectors already known are trusted (§4.7).
-    if (row === null && scan.wildcard) continue;
+    // A wildcard zone answers every name: only selectors already known are trusted (§4.7). When the
+    // probe failed, a wildcard cannot be ruled out, so no new selector is added this time either.
+    if (row === null && (scan.wildcard || scan.wildcardUnknown)) continue;
     const plan = planSelector({ db: svc.db, domain, selector: s, row, entry: e, now, source: "discovered", providerHint: providerBySelector(s, providers) });
     out.statements.push(...plan.statements);
     out.events.push(...plan.events);
