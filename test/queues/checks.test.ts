@@ -161,6 +161,23 @@ describe("check pipeline (emailauth-checks consumer)", () => {
     expect(events[1]?.data.check).toMatchObject({ id: `chk_fail_${added.id}`, status: "failed", error: expect.stringContaining("temperror"), score: null, changes: 0 });
   });
 
+  it("scheduled checks fetch and check the BIMI logo, as on-demand posture does", async () => {
+    const team = await makeTeam();
+    const name = newDomainName();
+    const added = await addDomain(team, name);
+    await markVerified(added.id);
+    stub?.restore();
+    stub = installDohStub({ ...zoneFor(name), [`default._bimi.${name}`]: { TXT: [`v=BIMI1; l=https://logo.${name}/brand.svg`] } }, {
+      passthrough: (req) => (req.url === `https://logo.${name}/brand.svg`
+        ? new Response('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50"><script>x</script></svg>', { headers: { "content-type": "image/svg+xml" } })
+        : new Response("no", { status: 404 })),
+    });
+    await runCheck(clockedServices(new Date()), { domain_id: added.id, check_id: `chk_bimi_${added.id}`, trigger: "scheduled" });
+    const view = await json<{ data: { posture: { findings: Array<{ rule: string }> } } }>(await call(`/api/v1/domains/${added.id}`, { token: team.full }));
+    const rules = view.data.posture.findings.map((f) => f.rule);
+    expect(rules).toEqual(expect.arrayContaining(["bimi.svg-script", "bimi.svg-profile"]));
+  });
+
   it("an MX address that fails to resolve is no delisting: no blacklist.delisted, no diff", async () => {
     const team = await makeTeam();
     const name = newDomainName();

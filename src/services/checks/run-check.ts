@@ -56,7 +56,7 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   const rdapDue = !domain.registrationCheckedAt || now.getTime() - domain.registrationCheckedAt.getTime() >= DAY_MS;
   const [analysis, expiry] = await Promise.all([
     analyzeDomain(domain.name, {
-      resolver, fetch: svc.fetch, clock: svc.clock, dmarcRua: `mailto:${reportAddress(domain, svc.config)}`,
+      resolver, fetch: svc.fetch, clock: svc.clock, dmarcRua: `mailto:${reportAddress(domain, svc.config)}`, checkBimiLogo: true,
       dkim: { status: dkimStatus, findings: inventory.posture?.findings ?? [] },
     }),
     rdapDue ? registrationExpiry(svc, domain.name, now) : Promise.resolve(null),
