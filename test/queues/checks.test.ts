@@ -161,6 +161,23 @@ describe("check pipeline (emailauth-checks consumer)", () => {
     expect(events[1]?.data.check).toMatchObject({ id: `chk_fail_${added.id}`, status: "failed", error: expect.stringContaining("temperror"), score: null, changes: 0 });
   });
 
+  it("checks sending hosts too: the domain's own SPF hosts and aligned DMARC report sources", async () => {
+    const team = await makeTeam();
+    const name = newDomainName();
+    const added = await addDomain(team, name);
+    await markVerified(added.id);
+    const now = Date.now();
+    const report = await env.DB.prepare("INSERT INTO dmarc_reports (domain_id, org_name, report_id, date_begin, date_end, records, messages, status, created_at) VALUES (?, 'google.com', ?, ?, ?, 1, 40, 'complete', ?) RETURNING id")
+      .bind(added.id, `rid-${added.id}`, now - 2 * 86_400_000, now - 86_400_000, now).first<{ id: number }>();
+    await env.DB.prepare("INSERT INTO dmarc_rows (report_id, domain_id, day, source_ip, dkim_aligned, spf_aligned, messages) VALUES (?, ?, ?, '203.0.113.9', 1, 0, 40)")
+      .bind(report?.id, added.id, new Date(now - 86_400_000).toISOString().slice(0, 10)).run();
+    const listed = (ip: string) => ({ [`${ip.split(".").reverse().join(".")}.bl.spamcop.net`]: { A: ["127.0.0.2"] } });
+    serve({ ...zoneFor(name, { spf: "v=spf1 ip4:198.51.100.7 include:_spf.google.com -all" }), ...listed("198.51.100.7"), ...listed("203.0.113.9") });
+    await runCheck(clockedServices(new Date(now)), { domain_id: added.id, check_id: `chk_send_${added.id}`, trigger: "manual" });
+    const targets = (await eventsOf(added.id)).filter((e) => e.type === "blacklist.listed").map((e) => e.data.target).sort();
+    expect(targets).toEqual(["198.51.100.7", "203.0.113.9"]);
+  });
+
   it("scheduled checks fetch and check the BIMI logo, as on-demand posture does", async () => {
     const team = await makeTeam();
     const name = newDomainName();

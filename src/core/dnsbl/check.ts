@@ -33,11 +33,18 @@ export interface BlacklistResult {
   cleared: Array<{ list: string; target: string }>;
   /** Queries made (listed + unknown + clean). */
   checked: number;
+  /** Targets not asked because the query cap was reached (docs/limits.md), in priority order. */
+  skipped: string[];
 }
 
 export interface BlacklistOptions {
   concurrency?: number;
+  /** At most this many blocklist queries (lists x targets); the domain first, then IPs in the order given. */
+  maxQueries?: number;
 }
+
+/** Blocklist queries per check at most: MX hosts x addresses x lists would otherwise be unbounded. */
+export const MAX_DNSBL_QUERIES = 60;
 
 type Outcome = { kind: "listed"; codes: string[]; reasons: string[]; severity: Severity } | { kind: "unknown"; reason: string } | { kind: "clean" };
 
@@ -78,11 +85,13 @@ export async function checkBlacklists(
   lists: DnsblList[] = defaultLists(),
   opts: BlacklistOptions = {},
 ): Promise<BlacklistResult> {
-  const result: BlacklistResult = { listed: [], unknown: [], clean: 0, cleared: [], checked: 0 };
+  const result: BlacklistResult = { listed: [], unknown: [], clean: 0, cleared: [], checked: 0, skipped: [] };
   const jobs: Job[] = [];
+  const domain = targets.domain?.trim().toLowerCase().replace(/\.$/, "");
+  if (domain) for (const list of lists.filter((l) => l.target === "domain")) jobs.push({ list, target: domain, name: `${domain}.${list.zone}` });
   const ips = [...new Set(targets.ips.map((ip) => ip.trim().toLowerCase()))];
-  for (const list of lists.filter((l) => l.target === "ip")) {
-    for (const ip of ips) {
+  for (const ip of ips) {
+    for (const list of lists.filter((l) => l.target === "ip")) {
       const name = reverseName(ip, list.zone);
       if (!name.ok) continue; // not an address: nothing to ask
       // RFC 5782 §2.4: IPv6 is nibble-reversed, but only some zones answer for it.
@@ -90,10 +99,9 @@ export async function checkBlacklists(
       jobs.push({ list, target: ip, name: name.value });
     }
   }
-  const domain = targets.domain?.trim().toLowerCase().replace(/\.$/, "");
-  if (domain) for (const list of lists.filter((l) => l.target === "domain")) jobs.push({ list, target: domain, name: `${domain}.${list.zone}` });
-
-  await mapLimit(jobs, opts.concurrency ?? 4, async (job) => {
+  const max = opts.maxQueries ?? MAX_DNSBL_QUERIES;
+  result.skipped = [...new Set(jobs.slice(max).map((j) => j.target))];
+  await mapLimit(jobs.slice(0, max), opts.concurrency ?? 4, async (job) => {
     const outcome = await queryOne(job, resolver);
     result.checked++;
     const base = { zone: job.list.zone, list: job.list.name, target: job.target };
@@ -133,6 +141,9 @@ export function blacklistFindings(r: BlacklistResult): Finding[] {
       fix: l.txt,
     };
   });
+  if (r.skipped.length > 0) {
+    out.push({ rule: "dnsbl.capped", severity: "Info", description: `The blocklist query cap was reached: ${r.skipped.length} address(es) were not checked (${r.skipped.slice(0, 5).join(", ")}${r.skipped.length > 5 ? ", ..." : ""}).`, fix: null });
+  }
   if (r.unknown.length > 0) {
     out.push({ rule: "dnsbl.unknown", severity: "Info", description: `${r.unknown.length} blocklist queries gave no usable answer (${[...new Set(r.unknown.map((u) => u.list))].join(", ")}); status unknown.`, fix: null });
   }

@@ -97,3 +97,20 @@ describe("checkBlacklists", () => {
     expect(defaultLists({ spamhausDqsKey: "abc123" }).map((l) => l.zone)).toContain("abc123.zen.dq.spamhaus.net");
   });
 });
+
+describe("query cap", () => {
+  it("asks at most maxQueries (the domain first, then IPs in order) and says which targets were skipped", async () => {
+    const ips = Array.from({ length: 30 }, (_, i) => `192.0.2.${i + 1}`);
+    const res = new FakeResolver({});
+    const ipLists = lists.filter((l) => l.target === "ip").length;
+    const domainLists = lists.filter((l) => l.target === "domain").length;
+    const r = await checkBlacklists({ domain: "example.com", ips }, res, lists, { maxQueries: 60 });
+    expect(r.checked).toBe(60);
+    const asked = Math.floor((60 - domainLists) / ipLists);
+    expect(r.skipped[0]).toBe(ips[asked]);
+    expect(r.skipped.at(-1)).toBe("192.0.2.30");
+    expect(blacklistFindings(r).map((f) => f.rule)).toContain("dnsbl.capped");
+    const small = await checkBlacklists({ domain: "example.com", ips: ips.slice(0, 2) }, res, lists);
+    expect(small.skipped).toEqual([]);
+  });
+});

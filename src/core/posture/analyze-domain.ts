@@ -7,7 +7,7 @@ import { blacklistFindings, checkBlacklists, type BlacklistResult } from "../dns
 import type { DnsblList } from "../dnsbl/zones";
 import { checkMtaSts } from "../mta-sts/check";
 import { analyzeMx } from "../mx/analyze";
-import { analyseSpf } from "../spf/analyze";
+import { analyseSpf, type SpfAnalysis } from "../spf/analyze";
 import { checkTlsRpt, tlsRptPairingFindings } from "../tls-rpt/check";
 import type { Clock, Finding, HttpFetch } from "../types";
 import { buildFixes, buildRecommendations, type DnsFix, type Recommendation } from "./fixes";
@@ -53,6 +53,18 @@ export interface DomainAnalysis {
 /** Wave 2 runs alone, so it may use every one of a Worker's 6 simultaneous connections (platform-limits.md). */
 const DNSBL_CONCURRENCY = 6;
 
+/**
+ * Single addresses the domain's own SPF authorises (ip4:/32, ip6:/128, and a/mx expansions of its own
+ * names): its sending hosts, checked on blocklists after the MX hosts. A provider's ranges (includes of
+ * other domains) are not the team's to fix and are left out.
+ */
+function ownSendingHosts(spf: SpfAnalysis, domain: string): string[] {
+  const own = (name: string) => name === domain || name.endsWith(`.${domain}`);
+  return spf.networks
+    .filter((n) => own(n.domain.toLowerCase()) && (n.cidr.endsWith("/32") || n.cidr.endsWith("/128")))
+    .map((n) => n.cidr.slice(0, n.cidr.lastIndexOf("/")));
+}
+
 /** Parts that do not apply to a domain that receives no mail (RFC 7505 null MX). */
 const INBOUND_ONLY = new Set(["mta_sts.missing", "tls_rpt.missing", "bimi.missing", "tls_rpt.mta-sts-without-reports"]);
 
@@ -83,7 +95,7 @@ export async function analyzeDomain(domain: string, opts: AnalyzeOptions): Promi
 
   // Wave 2: blocklists need the MX addresses.
   const blacklists = opts.dnsbl === false ? null
-    : await checkBlacklists({ domain: d, ips: [...mx.ips, ...(opts.extraIps ?? [])] }, resolver, opts.dnsbl, { concurrency: DNSBL_CONCURRENCY });
+    : await checkBlacklists({ domain: d, ips: [...mx.ips, ...ownSendingHosts(spf, d), ...(opts.extraIps ?? [])] }, resolver, opts.dnsbl, { concurrency: DNSBL_CONCURRENCY });
 
   const parked = mx.nullMx;
   const findings: CategorizedFinding[] = [

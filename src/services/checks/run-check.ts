@@ -10,6 +10,7 @@ import { openAlertKeys, upsertAlerts } from "../alerts/raise";
 import { commit, commitAll, type Statement } from "../commit";
 import type { AlertDraft } from "../alerts/types";
 import { refreshDkimInventory } from "../dkim-inventory/refresh";
+import { alignedSendingIps } from "../dmarc/sending-ips";
 import { domainRef, reportAddress } from "../domains/views";
 import { buildEvent, type EventDraft } from "../events/emit";
 import type { CheckMessage } from "../messages";
@@ -57,6 +58,7 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   const [analysis, expiry] = await Promise.all([
     analyzeDomain(domain.name, {
       resolver, fetch: svc.fetch, clock: svc.clock, dmarcRua: `mailto:${reportAddress(domain, svc.config)}`, checkBimiLogo: true,
+      extraIps: await alignedSendingIps(svc, domain.id, now),
       dkim: { status: dkimStatus, findings: inventory.posture?.findings ?? [] },
     }),
     rdapDue ? registrationExpiry(svc, domain.name, now) : Promise.resolve(null),
