@@ -4,6 +4,8 @@
 import type { Env } from "../env";
 import { createServices, type Services } from "../services";
 import { deliverOne } from "../services/webhooks/deliver";
+import { BATCH_CONCURRENCY, DEFER_SECONDS, mapBounded, planDeliveryBatch } from "../services/webhooks/fairness";
+import { sendDeliver } from "../services/webhooks/outcome";
 import { fanOutEvent } from "../services/webhooks/fanout";
 import { DeliveryMessage } from "../services/messages";
 
@@ -17,19 +19,45 @@ export async function handleDeliveryMessage(svc: Services, body: unknown): Promi
   else await deliverOne(svc, parsed.data.delivery_id);
 }
 
-/** Messages of a batch run concurrently: each attempt may wait up to 10 s on its receiver. */
+/**
+ * Fan-out messages run first (D1 only). Deliver messages are planned for fairness: at most
+ * PER_ENDPOINT attempts per endpoint now, with BATCH_CONCURRENCY in flight; the rest are sent again
+ * with a short delay and acked (the attempt count lives in D1, not in the queue's retry counter).
+ */
 export async function consumeDeliveries(batch: MessageBatch<unknown>, svc: Services): Promise<void> {
-  await Promise.all(
-    batch.messages.map(async (message) => {
-      try {
-        await handleDeliveryMessage(svc, message.body);
-        message.ack();
-      } catch (error) {
-        console.error(JSON.stringify({ level: "error", msg: "deliveries message failed; queue will retry", id: message.id, error: String(error) }));
-        message.retry({ delaySeconds: 30 });
-      }
-    }),
-  );
+  const run = async (message: Message<unknown>) => {
+    try {
+      await handleDeliveryMessage(svc, message.body);
+      message.ack();
+    } catch (error) {
+      console.error(JSON.stringify({ level: "error", msg: "deliveries message failed; queue will retry", id: message.id, error: String(error) }));
+      message.retry({ delaySeconds: 30 });
+    }
+  };
+  const deliverIds = new Map<Message<unknown>, number>();
+  const others: Message<unknown>[] = [];
+  for (const message of batch.messages) {
+    const parsed = DeliveryMessage.safeParse(message.body);
+    if (parsed.success && parsed.data.kind === "deliver") deliverIds.set(message, parsed.data.delivery_id);
+    else others.push(message);
+  }
+  await mapBounded(others, BATCH_CONCURRENCY, run);
+  const plan = await planDeliveryBatch(svc, [...deliverIds.values()]);
+  const deferred = new Set(plan.later);
+  const now: Message<unknown>[] = [];
+  for (const [message, id] of deliverIds) {
+    if (!deferred.has(id)) {
+      now.push(message);
+      continue;
+    }
+    try {
+      await sendDeliver(svc, id, DEFER_SECONDS);
+      message.ack();
+    } catch {
+      message.retry({ delaySeconds: DEFER_SECONDS });
+    }
+  }
+  await mapBounded(now, BATCH_CONCURRENCY, run);
 }
 
 export async function handleDeliveriesQueue(batch: MessageBatch<unknown>, env: Env): Promise<void> {

@@ -9,6 +9,7 @@ import { DAY_MS, HOUR_MS } from "../../lib/time";
 import type { Services } from "../../services";
 import { openAlertKeys, upsertAlerts } from "../alerts/raise";
 import { buildConditionalEvent } from "../alerts/conditional-event";
+import { mapBounded } from "../webhooks/fairness";
 import { commitAll } from "../commit";
 import { domainRef, verificationRecord } from "./views";
 
@@ -16,6 +17,7 @@ export const OWNERSHIP_RECHECK_MS = DAY_MS;
 export const OWNERSHIP_GRACE_MS = 3 * DAY_MS;
 /** Domains re-checked per cron tick: 50 a minute covers 72,000 domains a day. */
 export const OWNERSHIP_BATCH = 50;
+const OWNERSHIP_CONCURRENCY = 8;
 
 export async function recheckOwnership(svc: Services, limit = OWNERSHIP_BATCH): Promise<{ checked: number; missing: number; unverified: number; unknown: number }> {
   const now = svc.clock.now();
@@ -24,7 +26,8 @@ export async function recheckOwnership(svc: Services, limit = OWNERSHIP_BATCH): 
     .orderBy(asc(domains.ownershipCheckedAt)).limit(limit);
   const out = { checked: 0, missing: 0, unverified: 0, unknown: 0 };
   const resolver = svc.createResolver();
-  for (const d of due) {
+  // Lookups run a few at a time: a tick's batch never waits on one slow name after another.
+  await mapBounded(due, OWNERSHIP_CONCURRENCY, async (d) => {
     const expected = verificationRecord(d);
     const answer = await resolver.query(expected.host, "TXT");
     out.checked++;
@@ -32,22 +35,22 @@ export async function recheckOwnership(svc: Services, limit = OWNERSHIP_BATCH): 
       // Unknown, never "gone": look again in an hour.
       out.unknown++;
       await svc.db.update(domains).set({ ownershipCheckedAt: new Date(now.getTime() - OWNERSHIP_RECHECK_MS + HOUR_MS) }).where(eq(domains.id, d.id));
-      continue;
+      return;
     }
     const present = answer.kind === "records" && answer.records.some((t) => t.trim() === expected.value);
     if (present) {
       await svc.db.update(domains).set({ ownershipCheckedAt: now, ownershipMissingSince: null }).where(eq(domains.id, d.id));
-      continue;
+      return;
     }
     out.missing++;
     const since = d.ownershipMissingSince ?? now;
     if (now.getTime() - since.getTime() < OWNERSHIP_GRACE_MS) {
       await svc.db.update(domains).set({ ownershipCheckedAt: now, ownershipMissingSince: since }).where(eq(domains.id, d.id));
-      continue;
+      return;
     }
     out.unverified++;
     await unverify(svc, d, since, now);
-  }
+  });
   return out;
 }
 
