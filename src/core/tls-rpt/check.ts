@@ -24,6 +24,16 @@ const f = (rule: string, severity: Finding["severity"], description: string, fix
 export const isTlsRptCandidate = (txt: string): boolean => /^v=TLSRPTv1\s*(;|$)/.test(txt.trimStart());
 
 /** RFC 8460 §3: `v=TLSRPTv1; rua=<uri>[,<uri>]`; rua is required and URIs are mailto: or https:. */
+/** `mailto:local@domain.tld` (RFC 8460 §3), checked in linear time: one "@", no whitespace, a dot inside the domain. */
+function isMailtoUri(u: string): boolean {
+  if (u.slice(0, 7).toLowerCase() !== "mailto:" || /\s/.test(u)) return false;
+  const addr = u.slice(7);
+  const at = addr.indexOf("@");
+  if (at <= 0 || addr.indexOf("@", at + 1) >= 0) return false;
+  // A dot with at least one character on each side.
+  return addr.slice(at + 2, -1).includes(".");
+}
+
 export function parseTlsRptRecord(txt: string): Result<TlsRptRecord, string> {
   const parsed = parseTagList(txt);
   if (!parsed.ok) return err(parsed.error);
@@ -33,7 +43,7 @@ export function parseTlsRptRecord(txt: string): Result<TlsRptRecord, string> {
   if (rua === undefined || rua.trim() === "") return err("rua= is required");
   const uris = rua.split(",").map((u) => u.trim()).filter((u) => u !== "");
   for (const u of uris) {
-    if (!/^mailto:[^@\s]+@[^@\s]+\.[^@\s]+$/i.test(u) && !/^https:\/\/[^\s/]+/i.test(u)) {
+    if (!isMailtoUri(u) && !/^https:\/\/[^\s/]+/i.test(u)) {
       return err(`rua URI "${u.slice(0, 80)}" must be mailto: or https:`);
     }
   }
