@@ -92,3 +92,16 @@ describe("date arithmetic on report input", () => {
     expect(await storedReports(d.id)).toBe(0);
   });
 });
+
+describe("internationalized policy domains", () => {
+  it("a U-label policy domain is matched as its A-label, not refused", async () => {
+    const team = await makeTeam();
+    const idn = await makeDomain(team.id, { name: "xn--bcher-kva.example" });
+    const res = await postJson({
+      recipient: idn.address,
+      content_base64: base64(enc(reportXml({ domain: "bücher.example", begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count: 2 }] }))),
+    });
+    expect(res.status).toBe(202);
+    expect((await json<{ data: { domain: string } }>(res)).data.domain).toBe("xn--bcher-kva.example");
+  });
+});
