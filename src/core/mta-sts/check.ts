@@ -2,6 +2,7 @@
 import type { Resolver } from "../dns/types";
 import type { Finding, HttpFetch } from "../types";
 import { fetchTextCapped } from "../net/http";
+import { resolveAndCheckTarget } from "../net/target";
 import { isStsCandidate, mxMatches, parseStsPolicy, parseStsRecord, type StsPolicy } from "./policy";
 
 /** A policy is a few hundred bytes; 64 KB bounds what a sender (and we) will read. */
@@ -13,10 +14,18 @@ export interface MtaStsOptions {
    *  A promise lets the MX check run concurrently; it is awaited only for the coverage step. */
   mxHosts?: string[] | null | Promise<string[] | null>;
   timeoutMs?: number;
+  /** Local development only: fetch policies from private addresses too (WEBHOOK_ALLOW_PRIVATE). */
+  allowPrivate?: boolean;
 }
 
 export interface MtaStsPolicyState {
   status: "valid" | "invalid" | "temperror" | "not-fetched";
+  /**
+   * Why there is no valid policy, when there is none: the policy host does not exist (NXDOMAIN or no
+   * address), resolves to a private address (never fetched), cannot be reached, answers an HTTP error,
+   * or serves an invalid policy. Null when valid or not fetched.
+   */
+  failure: "no_policy_host" | "private_address" | "unreachable" | "http_error" | "invalid_policy" | null;
   url: string;
   text: string | null;
   parsed: StsPolicy | null;
@@ -41,7 +50,7 @@ export async function checkMtaSts(domain: string, resolver: Resolver, opts: MtaS
   const url = `https://mta-sts.${domain}/.well-known/mta-sts.txt`;
   const out: MtaStsResult = {
     status: "missing", host, record: null, id: null,
-    policy: { status: "not-fetched", url, text: null, parsed: null }, coverage: [], findings: [],
+    policy: { status: "not-fetched", failure: null, url, text: null, parsed: null }, coverage: [], findings: [],
   };
   // MX hosts are needed only for coverage: start (or wait for) them alongside the TXT lookup and policy fetch.
   const mxPromise = liveMx(domain, resolver, opts.mxHosts).catch(() => null);
@@ -66,7 +75,9 @@ export async function checkMtaSts(domain: string, resolver: Resolver, opts: MtaS
     return { ...out, status: "invalid" };
   }
   out.id = rec.value.id;
-  await fetchPolicy(url, opts, out);
+  // The policy host is resolved through the service's own DNS first (RFC 8461 §3.3), so a missing host,
+  // a DNS failure and a private address are told apart, and nothing is fetched from an internal address.
+  if (await policyHostUsable(`mta-sts.${domain}`, url, resolver, opts, out)) await fetchPolicy(url, opts, out);
   if (out.policy.status === "temperror") return { ...out, status: "temperror" };
   if (out.policy.status !== "valid" || out.policy.parsed === null) return { ...out, status: "invalid" };
   out.status = "present";
@@ -83,25 +94,47 @@ async function liveMx(domain: string, resolver: Resolver, given: MtaStsOptions["
   return r.kind === "records" ? r.records.map((m) => m.exchange).filter((h) => h !== "") : [];
 }
 
+async function policyHostUsable(host: string, url: string, resolver: Resolver, opts: MtaStsOptions, out: MtaStsResult): Promise<boolean> {
+  const checked = await resolveAndCheckTarget(url, resolver, { allowInsecure: false, allowPrivate: opts.allowPrivate === true });
+  if (checked.ok) return true;
+  const e = checked.error;
+  if (e.code === "dns_temperror") {
+    out.policy.status = "temperror";
+    out.findings.push(f("mta_sts.policy-unreachable", "Info", `The policy host ${host} could not be resolved (${e.message}); status unknown.`));
+  } else if (e.code === "unresolvable") {
+    out.policy.status = "invalid";
+    out.policy.failure = "no_policy_host";
+    out.findings.push(f("mta_sts.no-policy-host", "High", `${host} does not exist (no A or AAAA record): senders cannot fetch the policy, so there is none (RFC 8461 §3.3).`,
+      `Publish ${host} (A/AAAA or CNAME) serving ${url} over HTTPS.`));
+  } else {
+    out.policy.status = "invalid";
+    out.policy.failure = "private_address";
+    out.findings.push(f("mta_sts.policy-host-private", "High", `${host} resolves to a non-public address (${e.message}); senders on the Internet cannot fetch the policy.`,
+      `Point ${host} at a public HTTPS server.`));
+  }
+  return false;
+}
+
 async function fetchPolicy(url: string, opts: MtaStsOptions, out: MtaStsResult): Promise<void> {
   const res = await fetchTextCapped(opts.fetch, url, { timeoutMs: opts.timeoutMs ?? 10_000, maxBytes: POLICY_MAX_BYTES });
-  const fail = (status: MtaStsPolicyState["status"], finding: Finding) => {
+  const fail = (status: MtaStsPolicyState["status"], finding: Finding, failure: MtaStsPolicyState["failure"] = status === "temperror" ? null : "http_error") => {
     out.policy.status = status;
+    out.policy.failure = failure;
     out.findings.push(finding);
   };
   // Network, TLS (including an invalid certificate) and timeouts are indistinguishable here: unknown, not missing.
-  if (!res.ok) return fail("temperror", f("mta_sts.policy-unreachable", "Info", `Policy could not be fetched from ${url} (${res.error}); status unknown.`));
+  if (!res.ok) return fail("temperror", f("mta_sts.policy-unreachable", "Info", `Policy could not be fetched from ${url} (${res.error}); status unknown.`), "unreachable");
   const r = res.value;
   if (r.status >= 300 && r.status < 400) {
     return fail("invalid", f("mta_sts.policy-redirect", "High", `Policy URL redirects (HTTP ${r.status}); senders MUST NOT follow redirects (RFC 8461 §3.3).`,
       `Serve the policy directly at ${url}.`));
   }
-  if (r.status >= 500) return fail("temperror", f("mta_sts.policy-unreachable", "Info", `Policy server returned HTTP ${r.status}; status unknown.`));
+  if (r.status >= 500) return fail("temperror", f("mta_sts.policy-unreachable", "Info", `Policy server returned HTTP ${r.status}; status unknown.`), "http_error");
   if (r.status !== 200) {
     return fail("invalid", f("mta_sts.policy-http-status", "High", `Policy URL returned HTTP ${r.status}; senders find no policy.`,
       `Publish the policy at ${url}.`));
   }
-  if (r.tooLarge) return fail("invalid", f("mta_sts.policy-too-large", "High", "Policy file is over 64 KB."));
+  if (r.tooLarge) return fail("invalid", f("mta_sts.policy-too-large", "High", "Policy file is over 64 KB."), "invalid_policy");
   out.policy.text = r.body;
   const ct = (r.contentType ?? "").split(";")[0]?.trim().toLowerCase();
   if (ct !== "text/plain") {
@@ -110,7 +143,7 @@ async function fetchPolicy(url: string, opts: MtaStsOptions, out: MtaStsResult):
   }
   const parsed = parseStsPolicy(r.body);
   if (!parsed.ok) {
-    return fail("invalid", f("mta_sts.policy-invalid", "High", `Policy file is invalid (RFC 8461 §3.2): ${parsed.error.join("; ")}.`));
+    return fail("invalid", f("mta_sts.policy-invalid", "High", `Policy file is invalid (RFC 8461 §3.2): ${parsed.error.join("; ")}.`), "invalid_policy");
   }
   out.policy.status = "valid";
   out.policy.parsed = parsed.value;

@@ -18,7 +18,9 @@ function serve(body: string, init: ResponseInit = { status: 200, headers: { "con
   return { fetch, calls };
 }
 
-const zone = (txt: string[] = ["v=STSv1; id=20160831085700Z;"]) => new FakeResolver({ "_mta-sts.example.com": { TXT: txt } });
+/** The policy host resolves to a public address: the policy is fetched only then (RFC 8461 §3.3). */
+const POLICY_HOST = { "mta-sts.example.com": { A: ["93.184.216.34"] } };
+const zone = (txt: string[] = ["v=STSv1; id=20160831085700Z;"]) => new FakeResolver({ "_mta-sts.example.com": { TXT: txt }, ...POLICY_HOST });
 
 describe("parseStsRecord (RFC 8461 §3.1)", () => {
   it("accepts the RFC example", () => expect(parseStsRecord("v=STSv1; id=20160831085700Z;")).toEqual({ ok: true, value: { id: "20160831085700Z" } }));
@@ -83,7 +85,7 @@ describe("checkMtaSts", () => {
     expect(testing.findings[1]?.severity).toBe("Low");
   });
   it("looks up MX itself when not given", async () => {
-    const res = new FakeResolver({ "_mta-sts.example.com": { TXT: ["v=STSv1; id=1"] }, "example.com": { MX: [{ preference: 10, exchange: "mx.elsewhere.example" }] } });
+    const res = new FakeResolver({ "_mta-sts.example.com": { TXT: ["v=STSv1; id=1"] }, ...POLICY_HOST, "example.com": { MX: [{ preference: 10, exchange: "mx.elsewhere.example" }] } });
     const r = await checkMtaSts("example.com", res, { fetch: serve(RFC_POLICY).fetch });
     expect(r.coverage).toEqual([{ host: "mx.elsewhere.example", covered: false }]);
   });
@@ -115,5 +117,45 @@ describe("checkMtaSts", () => {
   it("an oversize policy is invalid", async () => {
     const r = await checkMtaSts("example.com", zone(), { fetch: serve(RFC_POLICY + "x: y\n".repeat(20_000)).fetch, mxHosts: [] });
     expect(rules(r.findings)).toEqual(["mta_sts.policy-too-large"]);
+  });
+});
+
+describe("policy host states (RFC 8461 §3.3)", () => {
+  const record = { "_mta-sts.example.com": { TXT: ["v=STSv1; id=7"] } };
+  const check = (zoneExtra: Record<string, { A?: string[]; AAAA?: string[] } | "nxdomain" | "temperror">, body = RFC_POLICY, init?: ResponseInit, allowPrivate = false) => {
+    const s = serve(body, init);
+    return checkMtaSts("example.com", new FakeResolver({ ...record, ...zoneExtra }), { fetch: s.fetch, mxHosts: [], allowPrivate }).then((r) => ({ r, calls: s.calls }));
+  };
+
+  it("tells no policy host, private address, unreachable, HTTP error, invalid policy and valid apart", async () => {
+    const none = await check({});
+    expect([none.r.status, none.r.policy.failure, none.calls.length]).toEqual(["invalid", "no_policy_host", 0]);
+    expect(rules(none.r.findings)).toContain("mta_sts.no-policy-host");
+
+    const priv = await check({ "mta-sts.example.com": { A: ["10.0.0.8"] } });
+    expect([priv.r.status, priv.r.policy.failure, priv.calls.length], "a private address is never fetched").toEqual(["invalid", "private_address", 0]);
+
+    const dnsDown = await check({ "mta-sts.example.com": "temperror" });
+    expect([dnsDown.r.status, dnsDown.r.policy.failure, dnsDown.calls.length], "a DNS failure is unknown").toEqual(["temperror", null, 0]);
+
+    const unreachable = await checkMtaSts("example.com", new FakeResolver({ ...record, ...POLICY_HOST }), {
+      fetch: async () => {
+        throw new TypeError("connection refused");
+      },
+      mxHosts: [],
+    });
+    expect([unreachable.status, unreachable.policy.failure]).toEqual(["temperror", "unreachable"]);
+
+    const notFound = await check(POLICY_HOST, "nope", { status: 404 });
+    expect([notFound.r.status, notFound.r.policy.failure]).toEqual(["invalid", "http_error"]);
+
+    const invalid = await check(POLICY_HOST, "version: STSv1\r\nmode: sometimes\r\n");
+    expect([invalid.r.status, invalid.r.policy.failure]).toEqual(["invalid", "invalid_policy"]);
+
+    const valid = await check(POLICY_HOST);
+    expect([valid.r.status, valid.r.policy.status, valid.r.policy.failure]).toEqual(["present", "valid", null]);
+
+    const local = await check({ "mta-sts.example.com": { A: ["127.0.0.1"] } }, RFC_POLICY, undefined, true);
+    expect(local.r.status, "local development may serve the policy from loopback").toBe("present");
   });
 });

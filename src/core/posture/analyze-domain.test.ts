@@ -16,6 +16,7 @@ const good: Zone = {
   "mx1.example.com": { A: ["192.0.2.10"] },
   "_dmarc.example.com": { TXT: ["v=DMARC1; p=reject; rua=mailto:d@example.com"] },
   "_mta-sts.example.com": { TXT: ["v=STSv1; id=20261101"] },
+  "mta-sts.example.com": { A: ["93.184.216.34"] },
   "_smtp._tls.example.com": { TXT: ["v=TLSRPTv1; rua=mailto:tls@example.com"] },
   "default._bimi.example.com": { TXT: ["v=BIMI1; l=https://example.com/logo.svg; a=https://example.com/vmc.pem"] },
 };

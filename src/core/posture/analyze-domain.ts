@@ -30,6 +30,8 @@ export interface AnalyzeOptions {
   dmarcRua?: string | null;
   tlsRptRua?: string | null;
   timeoutMs?: number;
+  /** Local development only: policy hosts may resolve to private addresses (WEBHOOK_ALLOW_PRIVATE). */
+  allowPrivateTargets?: boolean;
 }
 
 export interface DomainAnalysis {
@@ -89,7 +91,7 @@ export async function analyzeDomain(domain: string, opts: AnalyzeOptions): Promi
       dmarc: dmarcP.then(dmarcFactsForBimi), orgDomain: treeWalkOrgDomain(resolver),
       ...(opts.checkBimiLogo ? { fetch: opts.fetch } : {}), timeoutMs,
     }),
-    checkMtaSts(d, resolver, { fetch: opts.fetch, mxHosts: mxHostsP, timeoutMs }),
+    checkMtaSts(d, resolver, { fetch: opts.fetch, mxHosts: mxHostsP, timeoutMs, allowPrivate: opts.allowPrivateTargets === true }),
     checkTlsRpt(d, resolver),
   ]);
 

@@ -58,7 +58,7 @@ export function recordViews(p: PartsInput) {
     mta_sts: {
       status: p.mtaSts.status, host: p.mtaSts.host, record: p.mtaSts.record, id: p.mtaSts.id,
       policy: {
-        status: p.mtaSts.policy.status, url: p.mtaSts.policy.url, mode: p.mtaSts.policy.parsed?.mode ?? null,
+        status: p.mtaSts.policy.status, failure: p.mtaSts.policy.failure, url: p.mtaSts.policy.url, mode: p.mtaSts.policy.parsed?.mode ?? null,
         max_age: p.mtaSts.policy.parsed?.maxAge ?? null, mx: p.mtaSts.policy.parsed?.mx ?? [],
       },
       coverage: p.mtaSts.coverage,

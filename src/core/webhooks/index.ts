@@ -1,8 +1,6 @@
-// Public surface of the webhook core: signing, secrets at rest, retries, classification, SSRF rules
-// and delivery. No I/O of its own.
+// Public surface of the webhook core: signing, secrets at rest, retries, classification and delivery
+// (the SSRF address rules are in core/net/target.ts, shared with MTA-STS). No I/O of its own.
 export * from "./sign";
 export * from "./retry";
 export * from "./classify";
-export * from "./target";
-export { parseIPv4, parseIPv6, embeddedIPv4 } from "./ip";
 export * from "./deliver";

@@ -65,6 +65,9 @@ const FullRecords = z.object({
     host: z.string(), id: z.string().nullable(),
     policy: z.object({
       status: z.enum(["valid", "invalid", "temperror", "not-fetched"]), url: z.string(),
+      failure: z.enum(["no_policy_host", "private_address", "unreachable", "http_error", "invalid_policy"]).nullable().optional().openapi({
+        description: "Why there is no valid policy: the policy host does not exist, resolves to a private address (never fetched), cannot be reached, answers an HTTP error, or serves an invalid policy.",
+      }),
       mode: z.enum(["enforce", "testing", "none"]).nullable(), max_age: z.number().int().nullable(), mx: z.array(z.string()),
     }),
     coverage: z.array(z.object({ host: z.string(), covered: z.boolean() })).openapi({ description: "Each live MX host and whether a policy mx pattern covers it." }),

@@ -58,7 +58,7 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   const [analysis, expiry] = await Promise.all([
     analyzeDomain(domain.name, {
       resolver, fetch: svc.fetch, clock: svc.clock, dmarcRua: `mailto:${reportAddress(domain, svc.config)}`, checkBimiLogo: true,
-      extraIps: await alignedSendingIps(svc, domain.id, now),
+      extraIps: await alignedSendingIps(svc, domain.id, now), allowPrivateTargets: svc.config.webhookAllowPrivate,
       dkim: { status: dkimStatus, findings: inventory.posture?.findings ?? [] },
     }),
     rdapDue ? registrationExpiry(svc, domain.name, now) : Promise.resolve(null),

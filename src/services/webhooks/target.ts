@@ -1,6 +1,6 @@
 // Webhook target rules as the API applies them: URL shape plus a live DNS check (SSRF,
 // api-decisions.md "Webhooks", platform-limits.md). Does I/O (DNS through the resolver port).
-import { resolveAndCheckTarget, type TargetError } from "../../core/webhooks";
+import { resolveAndCheckTarget, type TargetError } from "../../core/net/target";
 import type { Result } from "../../core/types";
 import { dependencyUnavailable, validationFailed } from "../../lib/errors";
 import type { Services } from "../../services";

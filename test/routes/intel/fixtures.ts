@@ -15,6 +15,7 @@ export const acmeZone: StubZone = {
   "mx2.acme.example": { A: ["192.0.2.26"], AAAA: ["2001:db8::26"] },
   "_dmarc.acme.example": { TXT: ["v=DMARC1; p=reject; rua=mailto:dmarc@acme.example; adkim=s"] },
   "_mta-sts.acme.example": { TXT: ["v=STSv1; id=20261101T000000"] },
+  "mta-sts.acme.example": { A: ["93.184.216.34"] },
   "_smtp._tls.acme.example": { TXT: ["v=TLSRPTv1; rua=mailto:tls-reports@acme.example"] },
   "default._bimi.acme.example": { TXT: ["v=BIMI1; l=https://acme.example/logo.svg; a=https://acme.example/vmc.pem"] },
 };

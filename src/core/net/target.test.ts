@@ -1,7 +1,7 @@
 // SSRF rules for webhook targets: IP parsing in every form, blocked ranges, names, and DNS checks.
 import { describe, expect, it } from "vitest";
 import { FakeResolver } from "../../../test/support/fake-resolver";
-import { embeddedIPv4, isBlockedAddress, parseIPv4, parseIPv6 } from "./ip";
+import { embeddedIPv4, isBlockedAddress, parseIPv4, parseIPv6 } from "./ip-rules";
 import { resolveAndCheckTarget, validateTargetUrl, type TargetOptions } from "./target";
 
 const STRICT: TargetOptions = { allowInsecure: false, allowPrivate: false };

@@ -1,10 +1,10 @@
-// Webhook target rules against SSRF: URL shape, blocked names, and resolved addresses checked
-// through the injected Resolver port. No I/O of its own.
+// Outbound target rules against SSRF (webhook receivers, MTA-STS policy hosts): URL shape, blocked
+// names, and resolved addresses checked through the injected Resolver port. No I/O of its own.
 import type { Lookup, Resolver } from "../dns/types";
 import { err, ok, type Result } from "../types";
-import { endsInANumber, isBlockedAddress, parseIPv4, parseIPv6 } from "./ip";
+import { endsInANumber, isBlockedAddress, parseIPv4, parseIPv6 } from "./ip-rules";
 
-export { isBlockedAddress } from "./ip";
+export { isBlockedAddress } from "./ip-rules";
 
 /** WEBHOOK_ALLOW_INSECURE / WEBHOOK_ALLOW_PRIVATE (api-decisions.md, Webhooks). */
 export interface TargetOptions {
