@@ -45,7 +45,7 @@ const walkLen = (name) => Math.min(8, name.split(".").length);
 /**
  * Two depths. `dependency`: each protocol's chain as implemented (the DMARC org-domain walk of an
  * external rua destination is sequential), then the DNSBL wave in rounds of 6 (a Worker's
- * simultaneous-connection cap, platform-limits.md). `minimal`: every query that could be known
+ * simultaneous-connection cap, docs/decisions.md D20). `minimal`: every query that could be known
  * up front sent at once (speculative tree walk, unlimited connections).
  */
 function depths(dnsblQueries) {

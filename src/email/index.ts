@@ -6,7 +6,7 @@ import { ApiError } from "../lib/errors";
 import { createServices, type Services } from "../services";
 import { domainForRecipient, ingestReport } from "../services/dmarc/ingest";
 
-/** Same cap as the HTTP body (api-decisions.md): checked on rawSize before anything is read. */
+/** Same cap as the HTTP body (docs/decisions.md D17): checked on rawSize before anything is read. */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 const REPORT_NAME = /\.(xml|xml\.gz|gz|gzip|zip)$/i;

@@ -1,4 +1,4 @@
-// Pagination query schema and the list `meta` of api-decisions.md (default 25, max 200, out of range is 422).
+// Pagination query schema and the list `meta` (docs/decisions.md D3: default 25, max 200, out of range is 422).
 import { z } from "@hono/zod-openapi";
 
 export const PaginationQuery = z.object({

@@ -1,4 +1,4 @@
-// Plan allowances (api-decisions.md "Plans") and check intervals per plan.
+// Plan allowances (docs/decisions.md D5, docs/limits.md) and check intervals per plan.
 
 export const PLANS = ["starter", "pro", "enterprise"] as const;
 export type Plan = (typeof PLANS)[number];

@@ -1,5 +1,4 @@
-// Bearer team-token authentication, per-team rate limit and quota, and token scopes (spec §5,
-// api-decisions.md "Tokens and teams"). One D1 read for the token, one Durable Object RPC.
+// Bearer team-token authentication, per-team rate limit and quota, and token scopes (docs/decisions.md D2). One D1 read for the token, one Durable Object RPC.
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../context";
 import { ApiError, forbidden, unauthenticated } from "../lib/errors";
@@ -7,7 +6,7 @@ import { PLAN_LIMITS } from "../lib/plans";
 import { authenticateToken, touchToken } from "../services/teams/tokens";
 import { clientOf, recordFailure, refuseIfBlocked, TOKEN_FAILURES_PER_MINUTE } from "./failure-gate";
 
-/** The compute-only POSTs a read-only token may call (spec §5.3); every GET is allowed too. */
+/** The compute-only POSTs a read-only token may call (docs/decisions.md D2); every GET is allowed too. */
 const READ_ONLY_POSTS = new Set(["/api/v1/dkim/verify", "/api/v1/dkim/generate", "/api/v1/intel/emails"]);
 
 export const readOnlyMayCall = (method: string, path: string) =>

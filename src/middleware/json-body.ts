@@ -1,5 +1,5 @@
 // Guards JSON request bodies before schema validation: 415 for another content type, 413 past
-// the size cap, 400 for malformed JSON or a non-object (api-decisions.md "Errors").
+// the size cap, 400 for malformed JSON or a non-object (docs/decisions.md D1).
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../context";
 import { readBodyCapped } from "../lib/body";

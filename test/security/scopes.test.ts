@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { readOnlyMayCall } from "../../src/middleware/auth";
 import { call, json, makeTeam } from "../support/api";
 
-describe("read-only scope (spec §5.3)", () => {
+describe("read-only scope (docs/decisions.md D2)", () => {
   it.each([
     ["GET", "/api/v1/domains", true],
     ["GET", "/api/v1/webhooks/1/deliveries", true],

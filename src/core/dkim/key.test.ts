@@ -64,7 +64,7 @@ describe("analyseKey", () => {
 });
 
 describe("ageBucket", () => {
-  it("uses the api-decisions.md boundaries", () => {
+  it("uses the age boundaries of docs/decisions.md D18", () => {
     expect([0, 179, 180, 729, 730, 5000].map(ageBucket)).toEqual(["under_6_months", "under_6_months", "over_6_months", "over_6_months", "over_2_years", "over_2_years"]);
   });
 });

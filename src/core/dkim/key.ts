@@ -11,7 +11,7 @@ export interface KeyAnalysis {
   type: "rsa" | "ed25519";
   /** RSA modulus length from the ASN.1 INTEGER; 256 for Ed25519; null when undecodable or revoked. */
   bits: number | null;
-  /** api-decisions.md: SHA-256 of the base64-decoded p= bytes, lower-case hex; null when revoked/undecodable. */
+  /** docs/decisions.md D18: SHA-256 of the base64-decoded p= bytes, lower-case hex; null when revoked/undecodable. */
   fingerprint: string | null;
   testing: boolean;
   revoked: boolean;
@@ -42,7 +42,7 @@ export async function analyseKey(input: string | KeyRecord): Promise<KeyAnalysis
     findings.push(f("dkim.key.not_email", "High", `The key's s=${rec.services.join(":")} excludes email (RFC 6376 §3.6.1).`, "Remove the s= tag."));
   }
   if (rec.revoked) {
-    // An empty p= is a legitimate end state of a rotation, not an error (email-auth-rules.md §4.3).
+    // An empty p= is a legitimate end state of a rotation, not an error (docs/decisions.md D18).
     findings.push(f("dkim.key.revoked", "Info", "The key is revoked (empty p=).", null));
     return out;
   }
@@ -87,12 +87,12 @@ export async function analyseKey(input: string | KeyRecord): Promise<KeyAnalysis
 
 export type AgeBucket = "under_6_months" | "over_6_months" | "over_2_years";
 
-/** api-decisions.md DKIM: under 180 days, under 730, otherwise over two years. */
+/** docs/decisions.md D18: under 180 days, under 730, otherwise over two years. */
 export function ageBucket(days: number): AgeBucket {
   if (days < 180) return "under_6_months";
   if (days < 730) return "over_6_months";
   return "over_2_years";
 }
 
-/** Rotation threshold for `dkim.key.stale` (api-decisions.md). */
+/** Rotation threshold for `dkim.key.stale` (docs/decisions.md D18). */
 export const STALE_KEY_DAYS = 180;

@@ -70,7 +70,7 @@ export async function lookupSelectors(domain: string, selectors: string[] | null
   const status = active.length > 0 ? "found" : temp > 0 ? "temperror" : "not_found";
   let score = active.length === 0 ? 0 : Math.max(...active.map(keyScore));
   if (wildcard) score = Math.max(0, score - 20);
-  // email-auth-rules.md §4.7: *._domainkey cannot be enumerated, so never claim "no DKIM".
+  // docs/decisions.md D19: *._domainkey cannot be enumerated, so never claim "no DKIM".
   const summary = active.length > 0
     ? `${active.length} active DKIM key(s) found among ${names.length} selectors checked: ${Object.keys(found).filter((s) => found[s]?.status === "active").join(", ")}`
     : temp > 0

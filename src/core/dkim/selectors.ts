@@ -1,4 +1,4 @@
-// Curated DKIM selector and provider table (email-auth-rules.md §4.7), provider attribution, selector syntax. No I/O.
+// Curated DKIM selector and provider table (docs/decisions.md D19), provider attribution, selector syntax. No I/O.
 
 export interface ProviderEntry {
   provider: string;

@@ -116,7 +116,7 @@ export async function verifyOneSignature(field: HeaderField, msg: ParsedMessage,
   if (!valid) return done("fail", "signature did not verify");
   // RFC 8301 §3.1: verifiers MUST NOT consider rsa-sha1 signatures valid. The crypto did check
   // out, so the reason says so, but the result is permerror (an unacceptable algorithm), never
-  // pass. mailauth still passes sha1 (email-auth-rules.md §4.3); we follow the RFC instead.
+  // pass. mailauth still passes sha1 (docs/decisions.md D18); we follow the RFC instead.
   if (sig.hash === "sha1") return done("permerror", "rsa-sha1 is not acceptable (RFC 8301 §3.1); the signature is otherwise valid");
   const nowS = Math.floor(now.getTime() / 1000);
   // §3.5 x= / §6.1.1: an expired signature is not valid; reported neutral (as mailauth does).

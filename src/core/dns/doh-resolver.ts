@@ -33,7 +33,7 @@ export interface DohResolverOptions {
   fetch: HttpFetch;
   /** Per HTTP request (AbortSignal.timeout). Default 2500 ms. */
   timeoutMs?: number;
-  /** Default 8 (platform-limits.md: "a cap of about 8"). */
+  /** Default 8 (docs/decisions.md D20). */
   maxCnameHops?: number;
   /** Milliseconds clock for cache expiry; defaults to Date.now. */
   now?: () => number;

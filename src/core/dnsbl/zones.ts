@@ -1,4 +1,4 @@
-// DNSBL zone definitions and per-zone return-code semantics (RFC 5782; email-auth-rules.md §2). No I/O.
+// DNSBL zone definitions and per-zone return-code semantics (RFC 5782; docs/decisions.md D21). No I/O.
 import type { Severity } from "../types";
 
 /** What one A answer from a DNSBL means. "unknown" is never a listing and never clean. */
@@ -124,7 +124,7 @@ export interface DefaultListOptions {
   spamhausDqsKey?: string;
 }
 
-/** The core set of email-auth-rules.md §2. SORBS is decommissioned; Barracuda needs a registered resolver. */
+/** The core set (docs/decisions.md D21). SORBS is decommissioned; Barracuda needs a registered resolver. */
 export function defaultLists(opts: DefaultListOptions = {}): DnsblList[] {
   const key = opts.spamhausDqsKey;
   return [

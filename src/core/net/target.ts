@@ -6,7 +6,7 @@ import { endsInANumber, isBlockedAddress, parseIPv4, parseIPv6 } from "./ip-rule
 
 export { isBlockedAddress } from "./ip-rules";
 
-/** WEBHOOK_ALLOW_INSECURE / WEBHOOK_ALLOW_PRIVATE (api-decisions.md, Webhooks). */
+/** WEBHOOK_ALLOW_INSECURE / WEBHOOK_ALLOW_PRIVATE (docs/decisions.md D14). */
 export interface TargetOptions {
   allowInsecure: boolean;
   allowPrivate: boolean;
@@ -84,7 +84,7 @@ export interface CheckedTarget {
  * is blocked: one private address is enough to reach an internal service. A temperror is its own
  * error (RFC 7208 §4.4 spirit: never read a failed lookup as "absent" or "fine").
  * With allowPrivate nothing is resolved. Residual risk: the runtime resolves again at fetch time
- * (DNS rebinding); deployed Workers cannot reach private addresses anyway (platform-limits.md).
+ * (DNS rebinding); deployed Workers cannot reach private addresses anyway (docs/decisions.md D20).
  */
 export async function resolveAndCheckTarget(
   url: string,

@@ -52,7 +52,7 @@ export interface DomainAnalysis {
   parts: PartsInput;
 }
 
-/** Wave 2 runs alone, so it may use every one of a Worker's 6 simultaneous connections (platform-limits.md). */
+/** Wave 2 runs alone, so it may use every one of a Worker's 6 simultaneous connections (docs/decisions.md D20). */
 const DNSBL_CONCURRENCY = 6;
 
 /**

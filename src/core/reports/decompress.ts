@@ -8,7 +8,7 @@ import type { ReportError, ReportErrorCode } from "./types";
 export type ChunkSink = (chunk: Uint8Array) => boolean;
 
 export interface DecompressOptions {
-  /** Cap on XML bytes after decompression (api-decisions: 100 MB), counted on what inflate emits. */
+  /** Cap on XML bytes after decompression (docs/decisions.md D17: 100 MB), counted on what inflate emits. */
   maxXmlBytes?: number;
 }
 

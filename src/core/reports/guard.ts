@@ -3,7 +3,7 @@ import type { ReportError } from "./types";
 
 /**
  * Why a separate pre-scan:
- * - platform-limits.md: refuse any `<!DOCTYPE` / `<!ENTITY` before parsing and never expand
+ * - docs/decisions.md D17: refuse any `<!DOCTYPE` / `<!ENTITY` before parsing and never expand
  *   entities (XXE, billion laughs). We match the text itself, case-insensitively, across chunk
  *   boundaries, wherever it appears (even in a comment): a report never needs one.
  * - saxes buffers a whole text node, comment, CDATA section, PI or tag in memory before it emits

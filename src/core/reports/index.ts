@@ -10,7 +10,7 @@ export { detectFormat } from "./detect";
 export { DEFAULT_MAX_XML_BYTES } from "./decompress";
 
 export interface ParseReportOptions extends AggregateOptions {
-  /** Cap on XML bytes after decompression; api-decisions.md sets 100 MB (→ 413). */
+  /** Cap on XML bytes after decompression; docs/decisions.md D17 sets 100 MB (→ 413). */
   maxXmlBytes?: number;
 }
 

@@ -4,8 +4,8 @@ export type AttemptOutcome = { status: number; error?: null } | { status?: null;
 
 /**
  * delivered: 2xx. retry: try again on the schedule (counts as a failed attempt).
- * disable: 410 Gone, the endpoint is disabled at once (Standard Webhooks; api-decisions.md).
- * final: the delivery fails now without retries (spec §6 Delivery rules 3: "other 4xx").
+ * disable: 410 Gone, the endpoint is disabled at once (Standard Webhooks; docs/decisions.md D11).
+ * final: the delivery fails now without retries (docs/decisions.md D11: "other 4xx").
  */
 export type Classification = "delivered" | "retry" | "disable" | "final";
 
@@ -20,7 +20,7 @@ export function classifyResponse(outcome: AttemptOutcome): Classification {
   if (s === 410) return "disable";
   if (RETRYABLE_4XX.has(s)) return "retry";
   if (s >= 400 && s <= 499) return "final";
-  // 3xx: redirects are never followed (api-decisions.md: "3xx is a failed attempt"). The spec lists
+  // 3xx: redirects are never followed (docs/decisions.md D11: "3xx is a failed attempt"). The spec lists
   // no rule for them, so they are treated like 5xx: a failed attempt that is retried, because a
   // redirect is often a transient misconfiguration (maintenance page, HTTPS move), and a redirect
   // that persists spends the retries and counts toward the 20-in-a-row disable rule (rule 4).

@@ -35,7 +35,7 @@ const neverAnswers = (init: RequestInit | undefined) =>
   new Promise<Response>((_, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal?.reason)));
 
 describe("buildDelivery", () => {
-  it("builds the spec §6 body and headers, signed so the standardwebhooks oracle accepts it", async () => {
+  it("builds the docs/decisions.md D10 body and headers, signed so the standardwebhooks oracle accepts it", async () => {
     const [fresh, old] = [generateSecret(), generateSecret()];
     const now = new Date();
     const r = await buildDelivery({ event: EVENT, attempt: 3, deliveryId: "dlv_42", secrets: [fresh, old], now });

@@ -4,10 +4,10 @@ import { err, ok, type Clock, type HttpFetch, type Result } from "../types";
 import type { AttemptOutcome } from "./classify";
 import { sign } from "./sign";
 
-export const API_VERSION = "2026-10-10"; // spec §6 Delivery format
+export const API_VERSION = "2026-10-10"; // docs/decisions.md D10
 export const DEFAULT_USER_AGENT = "EmailAuthMonitor-Webhooks/1.0";
-export const DELIVERY_TIMEOUT_MS = 10_000; // spec §6 Delivery rules 1: answer within 10 seconds
-export const RESPONSE_BODY_CAP_BYTES = 4096; // platform-limits.md: read at most a few KB
+export const DELIVERY_TIMEOUT_MS = 10_000; // docs/decisions.md D11: answer within 10 seconds
+export const RESPONSE_BODY_CAP_BYTES = 4096; // docs/decisions.md D20: read at most a few KB
 
 export interface WebhookEvent {
   id: string; // evt_…; also the webhook-id, stable across retries and redeliveries
@@ -21,7 +21,7 @@ export interface BuildInput {
   attempt: number; // 1-based
   deliveryId: string;
   secrets: readonly string[]; // newest first; two during a rotation
-  now: Date; // signing time: webhook-timestamp is fresh on every attempt (pipelines.md §3)
+  now: Date; // signing time: webhook-timestamp is fresh on every attempt (docs/decisions.md D11)
   userAgent?: string;
 }
 
@@ -30,7 +30,7 @@ export interface BuiltDelivery {
   body: string;
 }
 
-/** The request of one attempt: the JSON body of spec §6 and its Standard Webhooks headers. */
+/** The request of one attempt: the JSON body of docs/decisions.md D10 and its Standard Webhooks headers. */
 export async function buildDelivery(input: BuildInput): Promise<Result<BuiltDelivery>> {
   const { event, attempt, deliveryId, secrets, now } = input;
   const timestamp = typeof event.timestamp === "string" ? event.timestamp : event.timestamp.toISOString();
@@ -58,7 +58,7 @@ export interface AttemptResult {
   errorMessage: string | null; // for the delivery log; never shown to other tenants
   durationMs: number;
   responseBody: string; // the first 4 KB at most, decoded as UTF-8
-  /** The Retry-After header, kept only for 429 and 503 (api-decisions.md honours it there). */
+  /** The Retry-After header, kept only for 429 and 503 (docs/decisions.md D11 honours it there). */
   retryAfter: string | null;
 }
 
@@ -69,7 +69,7 @@ export interface AttemptOptions {
 
 /**
  * One POST to the target. Redirects are not followed (redirect: "manual"; 3xx is a failed attempt,
- * api-decisions.md). The timeout covers the response headers and the capped body read; a response
+ * docs/decisions.md D11). The timeout covers the response headers and the capped body read; a response
  * whose headers arrived in time keeps its status even when its body is cut short.
  */
 export async function attemptDelivery(

@@ -1,7 +1,7 @@
 // The webhook retry schedule, Retry-After handling and splitting long waits into queue hops. No I/O.
 
-/** Waits after attempts 1..7 (api-decisions.md, Webhooks): 1 min, 5 min, 30 min, 2 h, 6 h, 12 h,
- *  24 h; about 44.6 h in all, the spec's "7 times over about two days" (spec §6 Delivery rules 2). */
+/** Waits after attempts 1..7 (docs/decisions.md D14): 1 min, 5 min, 30 min, 2 h, 6 h, 12 h,
+ *  24 h; about 44.6 h in all, about two days (docs/decisions.md D11). */
 export const RETRY_SCHEDULE_SECONDS: readonly number[] = [60, 300, 1800, 7200, 21600, 43200, 86400];
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_SECONDS.length + 1; // the first attempt + 7 retries
 export const JITTER_FRACTION = 0.1; // "each with at most 10% jitter"
@@ -38,7 +38,7 @@ export function parseRetryAfter(value: string | null | undefined, now: Date): nu
  * The wait before the next attempt, or null when the attempts are spent (8 in total).
  * `attemptsMade` counts attempts already made, the failed one included (1 after the first).
  * Jitter: base × (1 ± 10%), from `random` in [0, 1). A Retry-After (the caller passes it for 429 and
- * 503 only, api-decisions.md) replaces the scheduled wait when it is longer, capped at one day.
+ * 503 only, docs/decisions.md D11) replaces the scheduled wait when it is longer, capped at one day.
  */
 export function nextRetryDelaySeconds(
   attemptsMade: number,
@@ -59,7 +59,7 @@ export function nextRetryDelaySeconds(
 export interface QueueHops {
   /** delaySeconds for the message sent now. */
   firstHop: number;
-  /** Seconds still to wait when that message arrives; the consumer re-enqueues with it (pipelines.md §3). */
+  /** Seconds still to wait when that message arrives; the consumer re-enqueues with it (docs/decisions.md D11). */
   remaining: number;
 }
 

@@ -7,14 +7,14 @@ const PREFIX = "whsec_";
 // Standard Webhooks spec, "Symmetric signatures": secrets are 24 to 64 random bytes.
 const MIN_SECRET_BYTES = 24;
 const MAX_SECRET_BYTES = 64;
-export const DEFAULT_TOLERANCE_SECONDS = 300; // spec §6 Signature 4: reject timestamps older than 5 min
+export const DEFAULT_TOLERANCE_SECONDS = 300; // docs/decisions.md D10: reject timestamps older than 5 min
 
 /** A new endpoint secret: "whsec_" + base64 of 32 random bytes. */
 export function generateSecret(): string {
   return PREFIX + bytesToBase64(crypto.getRandomValues(new Uint8Array(32)));
 }
 
-/** The HMAC key of a secret: the base64-decoded part after "whsec_" (spec §6 Signature 2). */
+/** The HMAC key of a secret: the base64-decoded part after "whsec_" (docs/decisions.md D10). */
 export function decodeSecret(secret: string): Result<Uint8Array> {
   if (!secret.startsWith(PREFIX)) return err("secret must begin with whsec_");
   const bytes = base64ToBytes(secret.slice(PREFIX.length));
@@ -41,7 +41,7 @@ const signedContent = (m: SignInput): Uint8Array => utf8(`${m.id}.${m.timestamp}
 
 /**
  * The webhook-signature header value: one "v1,<base64>" per secret, space-separated, in the order
- * given (newest first; two secrets during a 24 h rotation, spec §6 Signature 3).
+ * given (newest first; two secrets during a 24 h rotation, docs/decisions.md D13).
  */
 export async function sign(message: SignInput, secrets: readonly string[]): Promise<Result<string>> {
   if (secrets.length === 0) return err("no signing secret");
@@ -75,7 +75,7 @@ function header(headers: HeaderSource, name: string): string | null {
 
 /**
  * Receiver-side check, as a receiver would do it (for tests and docs). Each "v1," candidate is
- * checked with crypto.subtle.verify, which compares MACs in constant time (spec §6 Signature 3).
+ * checked with crypto.subtle.verify, which compares MACs in constant time (docs/decisions.md D13).
  */
 export async function verify(
   headers: HeaderSource,

@@ -1,4 +1,4 @@
-// The admin API (api-decisions.md): teams, tokens, revocation and plan changes. Every /admin path is
+// The admin API (docs/decisions.md D2): teams, tokens, revocation and plan changes. Every /admin path is
 // a 404 unless the ADMIN_TOKEN secret is set; then it requires `Authorization: Bearer <ADMIN_TOKEN>`.
 import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";

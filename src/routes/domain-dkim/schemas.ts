@@ -1,4 +1,4 @@
-// OpenAPI component schemas of the DKIM inventory (spec §2 DkimSelector, DkimKey, DkimOverview, Finding).
+// OpenAPI component schemas of the DKIM inventory (docs/decisions.md D18).
 import { z } from "@hono/zod-openapi";
 
 const dateTime = z.string().nullable().openapi({ format: "date-time" });

@@ -1,4 +1,4 @@
-// OpenAPI schemas of the Domains resource (spec "Domain", api-decisions.md "Domains").
+// OpenAPI schemas of the Domains resource (docs/decisions.md D6).
 import { z } from "@hono/zod-openapi";
 
 const ts = (description: string) => z.string().nullable().openapi({ format: "date-time", description });

@@ -6,7 +6,7 @@ import { ApiError, badRequest } from "../../lib/errors";
 import { hmacSha256Hex, timingSafeEqual } from "../../lib/crypto";
 import { refused } from "../../services/dmarc/ingest";
 
-/** api-decisions.md: a request body (raw XML, gzip, zip or JSON alike) of at most 10 MB. */
+/** docs/decisions.md D17: a request body (raw XML, gzip, zip or JSON alike) of at most 10 MB. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 const badSignature = () => new ApiError(401, "unauthenticated", "Missing or invalid X-Signature.");

@@ -1,4 +1,4 @@
-// Webhooks: endpoints and their delivery logs (spec §4 "Webhooks", §6).
+// Webhooks: endpoints and their delivery logs (docs/decisions.md D10-D14).
 import { createRouter } from "../../app-router";
 import { deliveryRoutes } from "./deliveries";
 import { endpointRoutes } from "./endpoints";

@@ -1,4 +1,4 @@
-// Request and response schemas of the webhook routes (spec §2 WebhookEndpoint, WebhookDelivery).
+// Request and response schemas of the webhook routes (docs/events.md, docs/decisions.md D10).
 import { z } from "@hono/zod-openapi";
 import { PageMeta, PaginationQuery } from "../../lib/pagination";
 import { WebhookEvent } from "./event-docs";

@@ -1,4 +1,4 @@
-// One check of one domain (pipelines.md §1): all DNS/RDAP first, then ONE D1 batch with the check, diffs, events, alerts and schedule. Does I/O.
+// One check of one domain (docs/decisions.md D7): all DNS/RDAP first, then ONE D1 batch with the check, diffs, events, alerts and schedule. Does I/O.
 import { eq, sql } from "drizzle-orm";
 import { analyzeDomain } from "../../core/posture/analyze-domain";
 import { diffPostures } from "../../core/posture/diff";

@@ -1,4 +1,4 @@
-// Daily DKIM key audit: dkim.key.stale for active keys published 180 days or longer (api-decisions.md),
+// Daily DKIM key audit: dkim.key.stale for active keys published 180 days or longer (docs/decisions.md D18),
 // at most once per 30 days per key, paged by primary key and bounded per run. I/O: D1, queue nudges.
 import { and, asc, eq, gt, isNotNull, isNull, lt, lte, or } from "drizzle-orm";
 import { STALE_KEY_DAYS } from "../../core/dkim";

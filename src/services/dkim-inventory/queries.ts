@@ -54,7 +54,7 @@ const sums = {
   sources: sql<string | null>`group_concat(distinct ${dmarcRows.sourceIp})`,
 };
 
-/** Rows of a report still being ingested never count (pipelines.md §4: the report is marked complete last). */
+/** Rows of a report still being ingested never count (docs/decisions.md D16: the report is marked complete last). */
 const fromCompleteReport = sql`${dmarcRows.reportId} IN (SELECT id FROM dmarc_reports WHERE status = 'complete')`;
 
 /** DMARC-report evidence per selector of d=<domain> within the window (dmarc_rows by domain and day). */

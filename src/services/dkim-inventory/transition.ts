@@ -1,4 +1,4 @@
-// Plans the writes, events and alert for one looked-up selector (api-decisions.md "DKIM" status
+// Plans the writes, events and alert for one looked-up selector (docs/decisions.md D18 status
 // transitions and key history). Builds drizzle statements only; the caller runs them. No I/O here.
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";

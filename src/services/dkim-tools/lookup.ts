@@ -64,7 +64,7 @@ function parseSelectorParams(input: LookupInput, errors: FieldErrors): string[] 
 }
 
 /**
- * email-auth-rules.md §4.7 "infer the provider from MX + SPF first": two queries (MX, TXT) and
+ * docs/decisions.md D19 (providers from MX and SPF first): two queries (MX, TXT) and
  * the direct include: targets only, so the scan stays bounded. A failure only loses the ordering hint.
  */
 async function providersOf(domain: string, resolver: Resolver): Promise<string[]> {

@@ -47,7 +47,7 @@ function reportError(e: ReportError): ApiError {
 const within = (name: string, domain: string) => name === domain || name.endsWith(`.${domain}`);
 
 /**
- * Domain resolution (api-decisions.md "DMARC report ingestion"): a recipient names exactly one
+ * Domain resolution (docs/decisions.md D16): a recipient names exactly one
  * domain, and the report must be about that domain or one of its subdomains. Without a recipient
  * the report goes to every VERIFIED domain named exactly like policy_published/domain: several
  * teams may monitor the same domain, and each one proved ownership, so each gets its own copy

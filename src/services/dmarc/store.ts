@@ -1,4 +1,4 @@
-// Writes one parsed DMARC report into one domain (pipelines.md §4): report row "processing", rows in
+// Writes one parsed DMARC report into one domain (docs/decisions.md D16): report row "processing", rows in
 // chunked batches, then selectors, event, alert and "complete" in the final batch. Does I/O (D1, queue).
 import { and, eq, sql } from "drizzle-orm";
 import type { ParsedReport } from "../../core/reports";

@@ -1,4 +1,4 @@
-// The event outbox (pipelines.md §2): an event row is built here and written in the same D1 batch
+// The event outbox (docs/decisions.md D9): an event row is built here and written in the same D1 batch
 // as the change that caused it; publishEvents() nudges the deliveries queue after the commit.
 import { randomId } from "../../lib/crypto";
 import { events } from "../../db/schema";
@@ -33,7 +33,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export interface EventDraft {
   type: EventType;
   teamId: number;
-  /** Domain events carry data.domain {id, name} (spec §6). */
+  /** Domain events carry data.domain {id, name} (docs/decisions.md D10). */
   domain?: { id: number; name: string } | null;
   data?: Record<string, unknown>;
 }

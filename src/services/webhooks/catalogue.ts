@@ -1,4 +1,4 @@
-// The event catalogue of GET /webhook-events: every subscribable type with when it is sent (spec §6). No I/O.
+// The event catalogue of GET /webhook-events: every subscribable type with when it is sent (docs/decisions.md D10). No I/O.
 import { EVENT_TYPES, type EventType } from "../events/emit";
 
 const DESCRIPTIONS: Record<EventType, string> = {

@@ -49,7 +49,7 @@ export async function getDelivery(svc: Services, ctx: ServiceContext, endpointId
 
 /**
  * A new attempt on the same delivery row, at once: same webhook-id (the event id), fresh timestamp
- * and signature (spec §6 rule 5). The row goes back to pending for the attempt; `attempts` keeps
+ * and signature (docs/decisions.md D11). The row goes back to pending for the attempt; `attempts` keeps
  * counting. A retryable failure resumes the retry schedule where it stood, so a delivery whose 8
  * attempts are spent ends failed again after one more failed attempt.
  */

@@ -47,7 +47,7 @@ export async function deleteEndpoint(svc: Services, ctx: ServiceContext, id: num
 
 const KNOWN = new Set<string>([...EVENT_TYPES, "*"]);
 
-/** Event types: non-empty, each known or "*" (spec §6 rule 6); duplicates are dropped. */
+/** Event types: non-empty, each known or "*" (docs/decisions.md D12); duplicates are dropped. */
 export function normaliseEvents(events: string[]): string[] {
   const unknown = events.filter((e) => !KNOWN.has(e));
   if (events.length === 0) throw validationFailed({ events: ["subscribe to at least one event type, or *"] });

@@ -1,4 +1,4 @@
-// Fan-out of one outbox event (pipelines.md §2): one delivery row per matching enabled endpoint,
+// Fan-out of one outbox event (docs/decisions.md D9): one delivery row per matching enabled endpoint,
 // then one deliver message per new row. Idempotent. Does I/O (D1, queue).
 import { and, eq } from "drizzle-orm";
 import { deliveries, events, webhookEndpoints } from "../../db/schema";

@@ -1,5 +1,5 @@
 // Records one attempt's outcome: the delivery row and the endpoint's counters in one D1 batch
-// (pipelines.md §3), then the follow-up (retry message, owner notice). Does I/O (D1, queue).
+// (docs/decisions.md D11), then the follow-up (retry message, owner notice). Does I/O (D1, queue).
 import { and, eq, sql } from "drizzle-orm";
 import { nextRetryDelaySeconds, queueHops, type Classification } from "../../core/webhooks";
 import { deliveries, webhookEndpoints } from "../../db/schema";

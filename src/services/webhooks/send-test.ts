@@ -12,7 +12,7 @@ import { type ServiceContext, requireWrite } from "../context";
 
 /**
  * The event row is written already fanned out, so neither fan-out nor the outbox sweep can send it
- * to other endpoints. The first attempt happens in the request (spec §7: 202 "sent"); the answer
+ * to other endpoints. The first attempt happens in the request (202: the attempt ran); the answer
  * shows its outcome, and a retryable failure continues on the normal retry schedule.
  */
 export async function sendTest(svc: Services, ctx: ServiceContext, endpointId: number): Promise<DeliveryView> {

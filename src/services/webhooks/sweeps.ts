@@ -6,9 +6,9 @@ import { DAY_MS } from "../../lib/time";
 import { purgeInBatches } from "../purge";
 import { enqueueDeliveries } from "./fanout";
 
-export const OUTBOX_GRACE_MS = 60_000; // pipelines.md §2: events older than a minute
+export const OUTBOX_GRACE_MS = 60_000; // docs/decisions.md D9: events older than a minute
 export const RETRY_GRACE_MS = 5 * 60_000; // a due delivery untouched this long lost its message
-export const RETENTION_MS = 30 * DAY_MS; // spec §8: delivery log retention
+export const RETENTION_MS = 30 * DAY_MS; // docs/decisions.md D15: delivery log retention
 const SWEEP_LIMIT = 500;
 
 /** Enqueues fan-out for events still not fanned out a minute after they were written. */

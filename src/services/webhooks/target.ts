@@ -1,5 +1,5 @@
 // Webhook target rules as the API applies them: URL shape plus a live DNS check (SSRF,
-// api-decisions.md "Webhooks", platform-limits.md). Does I/O (DNS through the resolver port).
+// docs/decisions.md D14). Does I/O (DNS through the resolver port).
 import { resolveAndCheckTarget, type TargetError } from "../../core/net/target";
 import type { Result } from "../../core/types";
 import { dependencyUnavailable, validationFailed } from "../../lib/errors";

@@ -1,4 +1,4 @@
-// PATCH of an endpoint (enabled rules of api-decisions.md) and secret rotation with a 24 h overlap.
+// PATCH of an endpoint (docs/decisions.md D11, D13) and secret rotation with a 24 h overlap.
 // Does I/O (DNS for a new target, D1).
 import { and, eq } from "drizzle-orm";
 import { generateSecret } from "../../core/webhooks";

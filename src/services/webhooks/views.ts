@@ -1,4 +1,4 @@
-// API shapes of webhook endpoints and deliveries (spec §2 WebhookEndpoint, WebhookDelivery). No I/O.
+// API shapes of webhook endpoints and deliveries (docs/events.md, docs/decisions.md D10). No I/O.
 import type { deliveries, webhookEndpoints } from "../../db/schema";
 import { iso } from "../../lib/time";
 import type { EventPayload } from "../events/schemas";

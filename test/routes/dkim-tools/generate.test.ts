@@ -25,7 +25,7 @@ describe("POST /api/v1/dkim/generate", () => {
       expect(strings.join("")).toBe(key.dns.value);
       if (algorithm === "rsa-2048" || algorithm === "rsa-4096") expect(strings.length).toBeGreaterThan(1);
 
-      // api-decisions.md: fingerprint = SHA-256 of the base64-decoded p= bytes, lower-case hex.
+      // docs/decisions.md D18: fingerprint = SHA-256 of the base64-decoded p= bytes, lower-case hex.
       const p = b64(pTag(key.dns.value));
       expect(key.fingerprint).toBe(await sha256HexOf(p));
       expect(key.fingerprint).toMatch(/^[0-9a-f]{64}$/);
