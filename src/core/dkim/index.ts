@@ -1,6 +1,6 @@
 // Public API of the DKIM engine (verification, key analysis, generation, selector scanning). No I/O here.
 export { verifyMessage, type VerifyDeps, type VerifyReport, type SignatureReport, type DkimResult } from "./verify";
-export { analyseKey, ageBucket, STALE_KEY_DAYS, type KeyAnalysis, type AgeBucket } from "./key";
+export { analyzeKey, ageBucket, STALE_KEY_DAYS, type KeyAnalysis, type AgeBucket } from "./key";
 export { parseKeyRecord, type KeyRecord } from "./key-record";
 export { parseSignature, type DkimSignature, type SigAlgorithm, type Canon } from "./signature";
 export { parseMessage, extractFromDomain, type HeaderField, type ParsedMessage } from "./message";

@@ -3,11 +3,11 @@ import { describe, expect, it } from "vitest";
 import { wrapPkcs1 } from "./asn1";
 import { base64Decode, base64Encode, sha256Hex } from "./bytes";
 import { generateKeyPair, txtStrings, zoneRecord } from "./generate";
-import { ageBucket, analyseKey, type KeyAnalysis } from "./key";
+import { ageBucket, analyzeKey, type KeyAnalysis } from "./key";
 import { RFC8463_KEYS } from "../../../test/fixtures/dkim/rfc8463";
 
-const analysed = async (rec: string): Promise<KeyAnalysis> => {
-  const a = await analyseKey(rec);
+const analyzed = async (rec: string): Promise<KeyAnalysis> => {
+  const a = await analyzeKey(rec);
   if ("error" in a) throw new Error(a.error);
   return a;
 };
@@ -25,9 +25,9 @@ function spkiOfBits(bits: number): string {
 }
 const len = (n: number) => (n < 0x80 ? [n] : n < 0x100 ? [0x81, n] : [0x82, n >> 8, n & 0xff]);
 
-describe("analyseKey", () => {
+describe("analyzeKey", () => {
   it("reads 1024 bits from the RFC 8463 RSA key's SPKI, fingerprint = SHA-256 of the DER", async () => {
-    const a = await analysed(RFC8463_KEYS["test._domainkey.football.example.com"]);
+    const a = await analyzed(RFC8463_KEYS["test._domainkey.football.example.com"]);
     expect(a).toMatchObject({ type: "rsa", bits: 1024, usable: true, revoked: false });
     const der = base64Decode(RFC8463_KEYS["test._domainkey.football.example.com"].split("p=")[1] ?? "");
     expect(a.fingerprint).toBe(await sha256Hex(der ?? new Uint8Array()));
@@ -35,31 +35,31 @@ describe("analyseKey", () => {
     expect(rules(a)).toEqual(["dkim.key.weak:Medium"]);
   });
   it("reads the raw Ed25519 key of RFC 8463", async () => {
-    const a = await analysed(RFC8463_KEYS["brisbane._domainkey.football.example.com"]);
+    const a = await analyzed(RFC8463_KEYS["brisbane._domainkey.football.example.com"]);
     expect(a).toMatchObject({ type: "ed25519", bits: 256, usable: true });
     expect(a.findings).toEqual([]);
   });
   it("accepts a bare PKCS#1 RSAPublicKey and counts its bits", async () => {
-    expect(await analysed(`v=DKIM1; p=${PKCS1}`)).toMatchObject({ bits: 1024, usable: true });
+    expect(await analyzed(`v=DKIM1; p=${PKCS1}`)).toMatchObject({ bits: 1024, usable: true });
   });
   it("counts modulus bits, not bytes", async () => {
-    expect((await analysed(`p=${spkiOfBits(2048)}`)).bits).toBe(2048);
-    expect((await analysed(`p=${spkiOfBits(1016)}`)).bits).toBe(1016);
+    expect((await analyzed(`p=${spkiOfBits(2048)}`)).bits).toBe(2048);
+    expect((await analyzed(`p=${spkiOfBits(1016)}`)).bits).toBe(1016);
   });
   it("flags keys under 1024 bits as Critical and unusable (RFC 8301 §3.2)", async () => {
-    const a = await analysed(`p=${spkiOfBits(512)}`);
+    const a = await analyzed(`p=${spkiOfBits(512)}`);
     expect(a.usable).toBe(false);
     expect(rules(a)).toEqual(["dkim.key.too_small:Critical"]);
   });
   it("flags revoked, testing, sha1-only, malformed and mismatched keys", async () => {
-    expect(rules(await analysed("v=DKIM1; p="))).toEqual(["dkim.key.revoked:Info"]);
+    expect(rules(await analyzed("v=DKIM1; p="))).toEqual(["dkim.key.revoked:Info"]);
     const ed = RFC8463_KEYS["brisbane._domainkey.football.example.com"];
-    expect(rules(await analysed(`${ed}; t=y`))).toEqual(["dkim.key.testing:Low"]);
+    expect(rules(await analyzed(`${ed}; t=y`))).toEqual(["dkim.key.testing:Low"]);
     const rsa2048 = `v=DKIM1; h=sha1; p=${spkiOfBits(2048)}`;
-    expect(rules(await analysed(rsa2048))).toEqual(["dkim.key.sha1_only:High"]);
-    expect(rules(await analysed("v=DKIM1; p=!!notbase64"))).toEqual(["dkim.key.malformed:High"]);
-    expect(rules(await analysed("v=DKIM1; k=rsa; p=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="))).toEqual(["dkim.key.type_mismatch:High"]);
-    expect(rules(await analysed(`v=DKIM1; k=ed25519; p=${spkiOfBits(2048)}`))).toEqual(["dkim.key.type_mismatch:High"]);
+    expect(rules(await analyzed(rsa2048))).toEqual(["dkim.key.sha1_only:High"]);
+    expect(rules(await analyzed("v=DKIM1; p=!!notbase64"))).toEqual(["dkim.key.malformed:High"]);
+    expect(rules(await analyzed("v=DKIM1; k=rsa; p=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="))).toEqual(["dkim.key.type_mismatch:High"]);
+    expect(rules(await analyzed(`v=DKIM1; k=ed25519; p=${spkiOfBits(2048)}`))).toEqual(["dkim.key.type_mismatch:High"]);
   });
 });
 
@@ -89,7 +89,7 @@ describe("generateKeyPair", () => {
     expect(parts.join("")).toBe(r.value.dns.value);
     expect(r.value.zone_file).toBe(zoneRecord(r.value.dns.host, r.value.dns.value));
     expect(r.value.zone_file).toMatch(/^s2048\._domainkey\.example\.com\. IN TXT \(\n  "v=DKIM1; k=rsa; p=/);
-    expect((await analysed(r.value.dns.value)).fingerprint).toBe(r.value.fingerprint);
+    expect((await analyzed(r.value.dns.value)).fingerprint).toBe(r.value.fingerprint);
   });
   it("rejects an invalid selector", async () => {
     expect((await generateKeyPair({ domain: "example.com", selector: "_bad", algorithm: "ed25519" })).ok).toBe(false);

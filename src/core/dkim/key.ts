@@ -1,4 +1,4 @@
-// Analyses a DKIM public key record: type, RSA modulus bits from the DER, fingerprint, findings. No I/O.
+// Analyzes a DKIM public key record: type, RSA modulus bits from the DER, fingerprint, findings. No I/O.
 import type { Finding } from "../types";
 import { parsePublicKeyDer } from "./asn1";
 import { base64Decode, sha256Hex } from "./bytes";
@@ -24,7 +24,7 @@ export interface KeyAnalysis {
 const f = (rule: string, severity: Finding["severity"], description: string, fix: string | null): Finding =>
   ({ rule, severity, description, fix });
 
-export async function analyseKey(input: string | KeyRecord): Promise<KeyAnalysis | { error: string }> {
+export async function analyzeKey(input: string | KeyRecord): Promise<KeyAnalysis | { error: string }> {
   let rec: KeyRecord;
   if (typeof input === "string") {
     const parsed = parseKeyRecord(input);

@@ -2,7 +2,7 @@
 import type { Finding } from "../types";
 import type { Resolver } from "../dns/types";
 import { hex } from "./bytes";
-import { analyseKey, type KeyAnalysis } from "./key";
+import { analyzeKey, type KeyAnalysis } from "./key";
 import { looksLikeKeyRecord } from "./key-record";
 import { attributeProvider, candidateSelectors, isValidSelector } from "./selectors";
 
@@ -124,7 +124,7 @@ export async function checkSelector(domain: string, selector: string, resolver: 
     issue("dkim.key.multiple_records", "High", `${keys.length} key records at one selector; verifiers' results are undefined (RFC 6376 §3.6.2.2)`, "Keep exactly one TXT record.");
     return e;
   }
-  const a = await analyseKey(keys[0] ?? "");
+  const a = await analyzeKey(keys[0] ?? "");
   if ("error" in a) {
     e.status = "invalid";
     issue("dkim.key.syntax", "High", a.error, "Republish the record as v=DKIM1; k=…; p=…");

@@ -3,7 +3,7 @@ import type { Resolver } from "../dns/types";
 import { base64Decode, base64Encode, encodeText, sha } from "./bytes";
 import { canonBodyBytes, signedHeaderData } from "./canonicalize";
 import { verifySignature } from "./crypto";
-import { analyseKey } from "./key";
+import { analyzeKey } from "./key";
 import { looksLikeKeyRecord, parseKeyRecord } from "./key-record";
 import type { HeaderField, ParsedMessage } from "./message";
 import { parseSignature, type DkimSignature } from "./signature";
@@ -90,7 +90,7 @@ export async function verifyOneSignature(field: HeaderField, msg: ParsedMessage,
     r.key = { type: key.keyType, bits: null, fingerprint: null, testing: key.testing };
     return done("permerror", "key revoked (empty p=)");
   }
-  const analysis = await analyseKey(key);
+  const analysis = await analyzeKey(key);
   if ("error" in analysis) return done("permerror", analysis.error);
   r.key = { type: analysis.type, bits: analysis.bits, fingerprint: analysis.fingerprint, testing: analysis.testing };
   r.detail.keyBits = analysis.bits;

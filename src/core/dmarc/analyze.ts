@@ -23,7 +23,7 @@ export function isEnforcing(parsed: DmarcRecord): boolean {
   return parsed.effective.p !== "none" && parsed.effective.sp !== "none" && (parsed.pct === null || parsed.pct === 100) && !parsed.t;
 }
 
-export async function analyseDmarc(domain: string, resolver: Resolver): Promise<DmarcAnalysis> {
+export async function analyzeDmarc(domain: string, resolver: Resolver): Promise<DmarcAnalysis> {
   const d = domain.toLowerCase().replace(/\.$/, "");
   const disc = await discoverPolicy(d, resolver);
   const findings: Finding[] = [];

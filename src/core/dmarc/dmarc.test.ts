@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { FakeResolver, type Zone } from "../../../test/support/fake-resolver";
 import { aligned, treeWalkOrgDomain } from "./align";
-import { analyseDmarc, isEnforcing } from "./analyze";
+import { analyzeDmarc, isEnforcing } from "./analyze";
 import { discoverPolicy, organizationalDomain, walkTargets } from "./discover";
 import { parseDmarc, type DmarcRecord } from "./parse";
 
@@ -108,7 +108,7 @@ describe("RFC 9989 §4.10 DNS Tree Walk", () => {
     expect(d.status).toBe("temperror");
     expect(d.temperror?.name).toBe("_dmarc.a.example.com");
     expect((await organizationalDomain("a.example.com", res)).ok).toBe(false);
-    const a = await analyseDmarc("a.example.com", res);
+    const a = await analyzeDmarc("a.example.com", res);
     expect(rules(a.findings)).toEqual(["dmarc.temperror"]);
   });
 });
@@ -127,20 +127,20 @@ describe("alignment", () => {
   });
 });
 
-describe("analyseDmarc", () => {
+describe("analyzeDmarc", () => {
   const reportsZone: Zone = { "reports.example.net": { MX: [{ preference: 10, exchange: "mx.example.net" }] }, "_dmarc.example.net": { TXT: ["v=DMARC1; p=reject"] } };
 
   it("flags a missing external-destination authorization and accepts the wildcard", async () => {
     const zone: Zone = { ...reportsZone, "_dmarc.example.com": { TXT: ["v=DMARC1; p=reject; rua=mailto:d@reports.example.net"] } };
-    const missing = await analyseDmarc("example.com", new FakeResolver(zone));
+    const missing = await analyzeDmarc("example.com", new FakeResolver(zone));
     expect(missing.findings.find((f) => f.rule === "dmarc.external-auth-missing")?.fix).toBe('example.com._report._dmarc.reports.example.net TXT "v=DMARC1"');
-    const ok = await analyseDmarc("example.com", new FakeResolver({ ...zone, "*._report._dmarc.reports.example.net": { TXT: ["v=DMARC1"] } }));
+    const ok = await analyzeDmarc("example.com", new FakeResolver({ ...zone, "*._report._dmarc.reports.example.net": { TXT: ["v=DMARC1"] } }));
     expect(rules(ok.findings)).toEqual([]);
     expect(ok.policy).toBe("reject");
   });
 
   it("reports multiple records, apex records, unrelated TXT and no DMARC", async () => {
-    const a = await analyseDmarc("example.com", new FakeResolver({
+    const a = await analyzeDmarc("example.com", new FakeResolver({
       "_dmarc.example.com": { TXT: ["v=DMARC1; p=reject", "v=DMARC1; p=none", "hello"] }, "example.com": { TXT: ["v=DMARC1; p=reject"] },
     }));
     expect(rules(a.findings)).toEqual(["dmarc.multiple-records", "dmarc.unrelated-txt", "dmarc.apex-record", "dmarc.none"]);
@@ -149,15 +149,15 @@ describe("analyseDmarc", () => {
 
   it("warns on p=none, sp=none with reject, pct, fo and !size, and suggests an RFC 9989 record", async () => {
     const zone: Zone = { ...reportsZone, "_dmarc.example.com": { TXT: ["v=DMARC1; sp=none; p=reject; pct=0; ri=3600; fo=0:1; rua=mailto:d@example.com!10m"] }, "example.com": { MX: [{ preference: 1, exchange: "mx.example.com" }] } };
-    const a = await analyseDmarc("example.com", new FakeResolver(zone));
+    const a = await analyzeDmarc("example.com", new FakeResolver(zone));
     expect(rules(a.findings)).toEqual(expect.arrayContaining(["dmarc.p-not-second", "dmarc.sp-none", "dmarc.pct-partial", "dmarc.ri-removed", "dmarc.uri-size-obsolete", "dmarc.fo-without-ruf", "dmarc.fo-redundant"]));
     expect(a.fix).toBe("v=DMARC1; p=reject; sp=none; t=y; pct=0; rua=mailto:d@example.com");
-    const none = await analyseDmarc("example.com", new FakeResolver({ "_dmarc.example.com": { TXT: ["v=DMARC1; p=none"] } }));
+    const none = await analyzeDmarc("example.com", new FakeResolver({ "_dmarc.example.com": { TXT: ["v=DMARC1; p=none"] } }));
     expect(rules(none.findings)).toEqual(["dmarc.policy-none", "dmarc.rua-missing"]);
   });
 
   it("uses sp for an inherited policy and flags a report domain without MX", async () => {
-    const a = await analyseDmarc("shop.example.com", new FakeResolver({ "_dmarc.example.com": { TXT: ["v=DMARC1; p=reject; sp=quarantine; rua=mailto:d@example.com"] } }));
+    const a = await analyzeDmarc("shop.example.com", new FakeResolver({ "_dmarc.example.com": { TXT: ["v=DMARC1; p=reject; sp=quarantine; rua=mailto:d@example.com"] } }));
     expect([a.policy, a.discovery.inherited]).toEqual(["quarantine", true]);
     expect(rules(a.findings)).toEqual(["dmarc.inherited", "dmarc.report-domain-no-mx"]);
   });

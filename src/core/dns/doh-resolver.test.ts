@@ -29,7 +29,7 @@ const setup = (opts: DohStubOptions = {}, r: Partial<ConstructorParameters<typeo
 };
 
 describe("answers", () => {
-  it("returns records with the RRset TTL; MX names normalised; TXT strings joined per record", async () => {
+  it("returns records with the RRset TTL; MX names normalized; TXT strings joined per record", async () => {
     const { resolver } = setup();
     expect(await resolver.query("Example.COM.", "A")).toEqual({ kind: "records", records: ["192.0.2.1"], ttl: 300, chain: [] });
     const mx = await resolver.query("example.com", "MX");

@@ -1,39 +1,39 @@
 // Tests of domain-name normalisation, reverse names and IP text parsing.
 import { describe, expect, it } from "vitest";
 import { formatIPv6, parseIPv4, parseIPv6 } from "./ip";
-import { normaliseDomainName } from "./names";
+import { normalizeDomainName } from "./names";
 import { reverseName } from "./reverse";
 
 const value = <T>(r: { ok: true; value: T } | { ok: false; error: string }): T | string => (r.ok ? r.value : `error: ${r.error}`);
 
-describe("normaliseDomainName", () => {
+describe("normalizeDomainName", () => {
   it("lower-cases, trims, strips one trailing dot", () => {
-    expect(value(normaliseDomainName("  Example.COM. "))).toBe("example.com");
-    expect(normaliseDomainName("example.com..").ok, "two trailing dots leave an empty label").toBe(false);
+    expect(value(normalizeDomainName("  Example.COM. "))).toBe("example.com");
+    expect(normalizeDomainName("example.com..").ok, "two trailing dots leave an empty label").toBe(false);
   });
 
   it("converts IDNs to punycode", () => {
-    expect(value(normaliseDomainName("Bücher.example"))).toBe("xn--bcher-kva.example");
-    expect(value(normaliseDomainName("例え.テスト"))).toBe("xn--r8jz45g.xn--zckzah");
+    expect(value(normalizeDomainName("Bücher.example"))).toBe("xn--bcher-kva.example");
+    expect(value(normalizeDomainName("例え.テスト"))).toBe("xn--r8jz45g.xn--zckzah");
   });
 
   it("allows underscores only when asked, and never in the top-level label", () => {
-    expect(normaliseDomainName("_dmarc.example.com").ok).toBe(false);
-    expect(value(normaliseDomainName("_dmarc.example.com", { allowUnderscore: true }))).toBe("_dmarc.example.com");
-    expect(value(normaliseDomainName("s1._domainkey.example.com", { allowUnderscore: true }))).toBe("s1._domainkey.example.com");
-    expect(normaliseDomainName("example._com", { allowUnderscore: true }).ok).toBe(false);
+    expect(normalizeDomainName("_dmarc.example.com").ok).toBe(false);
+    expect(value(normalizeDomainName("_dmarc.example.com", { allowUnderscore: true }))).toBe("_dmarc.example.com");
+    expect(value(normalizeDomainName("s1._domainkey.example.com", { allowUnderscore: true }))).toBe("s1._domainkey.example.com");
+    expect(normalizeDomainName("example._com", { allowUnderscore: true }).ok).toBe(false);
   });
 
   it("rejects bad labels, lengths and single labels", () => {
     const bad = ["", ".", "com", "-a.example", "a-.example", "a b.example", "a..example", `${"a".repeat(64)}.example`,
       `${"abcdefghi.".repeat(25)}example`, "user@example.com", "example.com/path", "example.com:443", "*.example.com"];
-    for (const name of bad) expect(normaliseDomainName(name).ok, JSON.stringify(name)).toBe(false);
-    expect(value(normaliseDomainName(`${"a".repeat(63)}.example`)), "63 is the maximum label").toBe(`${"a".repeat(63)}.example`);
+    for (const name of bad) expect(normalizeDomainName(name).ok, JSON.stringify(name)).toBe(false);
+    expect(value(normalizeDomainName(`${"a".repeat(63)}.example`)), "63 is the maximum label").toBe(`${"a".repeat(63)}.example`);
   });
 
   it("rejects IP literals, including forms URL parsers read as IPv4", () => {
     for (const ip of ["192.0.2.1", "2001:db8::1", "[2001:db8::1]", "1.2.3", "0x7f.1", "example.123"]) {
-      expect(normaliseDomainName(ip).ok, ip).toBe(false);
+      expect(normalizeDomainName(ip).ok, ip).toBe(false);
     }
   });
 });

@@ -14,7 +14,7 @@ const MAX_LABEL = 63;
 /** Lower-cases, strips one trailing dot, converts an IDN to punycode (UTS 46 via WHATWG URL) and
  *  checks the result is a host name (RFC 1123 §2.1): 1-63 character LDH labels, no leading or
  *  trailing hyphen, at most 253 characters, at least two labels, not an IP literal. */
-export function normaliseDomainName(input: string, opts: NameOptions = {}): Result<string> {
+export function normalizeDomainName(input: string, opts: NameOptions = {}): Result<string> {
   let name = input.trim().toLowerCase();
   if (name.endsWith(".")) name = name.slice(0, -1);
   if (name === "") return err("empty domain name");

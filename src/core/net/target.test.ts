@@ -73,7 +73,7 @@ describe("isBlockedAddress", () => {
 });
 
 describe("validateTargetUrl", () => {
-  it("normalises decimal, octal and hex IPv4 forms in the URL parser, and blocks them", () => {
+  it("normalizes decimal, octal and hex IPv4 forms in the URL parser, and blocks them", () => {
     for (const host of ["2130706433", "0177.0.0.1", "0x7f.1", "0x7f000001", "127.1", "0"]) {
       const url = `https://${host}/hook`;
       const parsed = new URL(url).hostname;

@@ -1,13 +1,13 @@
 // Full posture of one domain: SPF, DMARC, MX, BIMI, MTA-STS, TLS-RPT in parallel, then DNSBL; score, fixes, diff snapshot. I/O via ports.
 import { checkBimi } from "../bimi/check";
 import { treeWalkOrgDomain } from "../dmarc/align";
-import { analyseDmarc } from "../dmarc/analyze";
+import { analyzeDmarc } from "../dmarc/analyze";
 import type { Resolver } from "../dns/types";
 import { blacklistFindings, checkBlacklists, type BlacklistResult } from "../dnsbl/check";
 import type { DnsblList } from "../dnsbl/zones";
 import { checkMtaSts } from "../mta-sts/check";
 import { analyzeMx } from "../mx/analyze";
-import { analyseSpf, type SpfAnalysis } from "../spf/analyze";
+import { analyzeSpf, type SpfAnalysis } from "../spf/analyze";
 import { checkTlsRpt, tlsRptPairingFindings } from "../tls-rpt/check";
 import type { Clock, Finding, HttpFetch } from "../types";
 import { buildFixes, buildRecommendations, type DnsFix, type Recommendation } from "./fixes";
@@ -79,12 +79,12 @@ export async function analyzeDomain(domain: string, opts: AnalyzeOptions): Promi
   // Wave 1: independent lookups run concurrently. BIMI and MTA-STS take DMARC facts and MX hosts as
   // promises, so their own DNS/HTTPS work overlaps with DMARC discovery and MX resolution.
   const mxP = analyzeMx(d, resolver);
-  const dmarcP = analyseDmarc(d, resolver);
+  const dmarcP = analyzeDmarc(d, resolver);
   // Coverage is about live MX: unresolvable hosts and IP literals receive no mail anyway.
   const mxHostsP = mxP.then((m) => (m.status === "temperror" ? null
     : m.hosts.filter((h) => h.status === "ok" || h.status === "temperror").map((h) => h.host)));
   const [spf, dmarc, mx, bimi, mtaSts, tlsRpt] = await Promise.all([
-    analyseSpf(d, resolver),
+    analyzeSpf(d, resolver),
     dmarcP,
     mxP,
     checkBimi(d, resolver, {

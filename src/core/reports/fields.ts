@@ -1,4 +1,4 @@
-// Normalises the text of aggregate-report fields (results, domains, dates, counts). Pure, no I/O.
+// Normalizes the text of aggregate-report fields (results, domains, dates, counts). Pure, no I/O.
 
 /** Per-field text cap. Identifiers longer than this are absurd and refused; free text is cut. */
 export const MAX_FIELD_CHARS = 1024;

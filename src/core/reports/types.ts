@@ -59,7 +59,7 @@ export interface SpfAuthResult {
   result: string;
 }
 
-/** One <record>, normalised: results lower-cased, domains lower-cased without a trailing dot. */
+/** One <record>, normalized: results lower-cased, domains lower-cased without a trailing dot. */
 export interface ReportRecord {
   sourceIp: string;
   count: number;

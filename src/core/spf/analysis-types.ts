@@ -1,4 +1,4 @@
-// Result shapes of the static SPF analysis (analyseSpf). No I/O here.
+// Result shapes of the static SPF analysis (analyzeSpf). No I/O here.
 import type { Finding } from "../types";
 import type { ParsedSpf } from "./types";
 
@@ -12,7 +12,7 @@ export interface SpfTermInfo {
   voidLookups: number;
   /** Depends on %{i}, %{s}, ... so it cannot be resolved offline; counted as 1 lookup. */
   dynamic: boolean;
-  /** The analysed target record of include: / redirect=. */
+  /** The analyzed target record of include: / redirect=. */
   child: SpfNode | null;
   note: string | null;
 }

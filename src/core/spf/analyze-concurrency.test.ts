@@ -3,7 +3,7 @@ import { FakeResolver, type Zone } from "../../../test/support/fake-resolver";
 import type { Lookup, RecordData, RecordType, Resolver } from "../dns/types";
 import { destinationFindings } from "../dmarc/destinations";
 import { parseDmarc } from "../dmarc/parse";
-import { analyseSpf } from "./analyze";
+import { analyzeSpf } from "./analyze";
 
 /** Wraps FakeResolver: each answer takes `ms`, and the highest number of queries in flight is kept. */
 class SlowResolver implements Resolver {
@@ -35,13 +35,13 @@ describe("independent lookups run concurrently, with the same queries and counts
       "c.example": { TXT: ["v=spf1 ip4:203.0.113.0/24 ~all"] },
     };
     const slow = new SlowResolver(new FakeResolver(zone));
-    const r = await analyseSpf("example.com", slow);
+    const r = await analyzeSpf("example.com", slow);
     expect(r.lookups.total).toBe(4); // RFC 7208 §4.6.4: three includes + one nested
     expect(r.status).toBe("pass-able");
     expect(slow.maxInFlight).toBeGreaterThanOrEqual(3); // a, b and c in flight together
     // Each name once, plus the deprecated SPF RR type check at the root: nothing extra is queried.
     expect([...slow.log].sort()).toEqual(["a.example TXT", "a2.example TXT", "b.example TXT", "c.example TXT", "example.com SPF", "example.com TXT"]);
-    const seq = await analyseSpf("example.com", new FakeResolver(zone));
+    const seq = await analyzeSpf("example.com", new FakeResolver(zone));
     expect(r.lookups).toEqual(seq.lookups);
     expect(r.findings).toEqual(seq.findings);
   });
@@ -52,7 +52,7 @@ describe("independent lookups run concurrently, with the same queries and counts
       "loop.example": { TXT: ["v=spf1 include:example.com -all"] },
     };
     const fake = new FakeResolver(zone);
-    const r = await analyseSpf("example.com", fake);
+    const r = await analyzeSpf("example.com", fake);
     expect(r.findings.map((f) => f.rule)).toContain("spf.loop");
     expect([...fake.log].sort()).toEqual(["example.com SPF", "example.com TXT", "loop.example TXT"]);
   });

@@ -1,14 +1,14 @@
 // Tests for the static SPF analysis: lookup counting, tree, networks, status and findings (RFC 7208, checkdmarc behaviour). No real I/O.
 import { describe, expect, it } from "vitest";
 import { FakeResolver, type Zone } from "../../../test/support/fake-resolver";
-import { analyseSpf } from "./analyze";
+import { analyzeSpf } from "./analyze";
 
-const analyse = (zone: Zone, domain = "example.com") => analyseSpf(domain, new FakeResolver(zone));
+const analyze = (zone: Zone, domain = "example.com") => analyzeSpf(domain, new FakeResolver(zone));
 const rules = (a: { findings: { rule: string }[] }) => a.findings.map((f) => f.rule);
 
-describe("analyseSpf", () => {
+describe("analyzeSpf", () => {
   it("counts lookups per term through includes and flattens networks", async () => {
-    const a = await analyse({
+    const a = await analyze({
       "example.com": { TXT: ["v=spf1 ip4:192.0.2.0/24 a mx include:_spf.example.net -all"], A: ["198.51.100.7"], MX: [{ preference: 10, exchange: "mx.example.com" }] },
       "mx.example.com": { A: ["198.51.100.25"], AAAA: ["2001:db8::25"] },
       "_spf.example.net": { TXT: ["v=spf1 ip6:2001:db8:1::/48 include:more.example.net ~all"] },
@@ -32,69 +32,69 @@ describe("analyseSpf", () => {
       for (let i = 1; i <= n + 3; i++) z[`h${i}.example.com`] = { A: [`198.51.100.${i}`] };
       return z;
     };
-    const ten = await analyse(zone(5));
+    const ten = await analyze(zone(5));
     expect([ten.status, ten.lookups.total]).toEqual(["pass-able", 10]);
     expect(rules(ten)).toContain("spf.lookup-nearly-spent");
-    const eleven = await analyse(zone(6));
+    const eleven = await analyze(zone(6));
     expect([eleven.status, eleven.lookups.total]).toEqual(["permerror", 11]);
     expect(rules(eleven)).toContain("spf.lookup-limit");
   });
 
   it("two void lookups warn; three are permerror", async () => {
     const zone = (n: number): Zone => ({ "example.com": { TXT: [`v=spf1 ${Array.from({ length: n }, (_, i) => `a:v${i}.example.com`).join(" ")} -all`] } });
-    const two = await analyse(zone(2));
+    const two = await analyze(zone(2));
     expect([two.status, two.voidLookups, rules(two)]).toEqual(["pass-able", 2, ["spf.void-lookup"]]);
-    const three = await analyse(zone(3));
+    const three = await analyze(zone(3));
     expect([three.status, rules(three)]).toEqual(["permerror", ["spf.void-lookup-limit"]]);
   });
 
   it("a temperror in an include gives status temperror naming the include, never permerror", async () => {
-    const a = await analyse({ "example.com": { TXT: ["v=spf1 include:a.example.net include:gone.example.net -all"] }, "a.example.net": "temperror" });
+    const a = await analyze({ "example.com": { TXT: ["v=spf1 include:a.example.net include:gone.example.net -all"] }, "a.example.net": "temperror" });
     expect(a.status).toBe("temperror");
     expect(a.temperror?.at).toMatch(/a\.example\.net/);
     expect(rules(a)).toContain("spf.temperror");
   });
 
   it("include of a domain without SPF is permerror (RFC 7208 §5.2), counted as void", async () => {
-    const a = await analyse({ "example.com": { TXT: ["v=spf1 include:nospf.example.net -all"] } });
+    const a = await analyze({ "example.com": { TXT: ["v=spf1 include:nospf.example.net -all"] } });
     expect(a.status).toBe("permerror");
     expect(a.voidLookups).toBe(1);
     expect(rules(a)).toContain("spf.include-no-record");
   });
 
   it("multiple records, none, SPF RR type and Sender ID leftovers", async () => {
-    expect((await analyse({ "example.com": { TXT: ["v=spf1 -all", "v=spf1 mx -all"] } })).status).toBe("permerror");
-    const none = await analyse({ "example.com": { A: ["192.0.2.1"] } });
+    expect((await analyze({ "example.com": { TXT: ["v=spf1 -all", "v=spf1 mx -all"] } })).status).toBe("permerror");
+    const none = await analyze({ "example.com": { A: ["192.0.2.1"] } });
     expect([none.status, rules(none)]).toEqual(["none", ["spf.none"]]);
-    const legacy = await analyse({ "example.com": { TXT: ["v=spf1 -all", "spf2.0/mfrom,pra -all"], SPF: ["v=spf1 -all"] } });
+    const legacy = await analyze({ "example.com": { TXT: ["v=spf1 -all", "spf2.0/mfrom,pra -all"], SPF: ["v=spf1 -all"] } });
     expect(rules(legacy)).toEqual(["spf.rr-type-99", "spf.sender-id"]);
   });
 
   it("flags +all, ?all and missing all with mechanical fixes", async () => {
-    const plus = await analyse({ "example.com": { TXT: ["v=spf1 ip4:192.0.2.1 +all"] } });
+    const plus = await analyze({ "example.com": { TXT: ["v=spf1 ip4:192.0.2.1 +all"] } });
     expect(plus.findings.find((f) => f.rule === "spf.all-pass")).toMatchObject({ severity: "Critical", fix: "v=spf1 ip4:192.0.2.1 ~all" });
-    const q = await analyse({ "example.com": { TXT: ["v=spf1 ip4:192.0.2.1 ?all"] } });
+    const q = await analyze({ "example.com": { TXT: ["v=spf1 ip4:192.0.2.1 ?all"] } });
     expect(q.findings.find((f) => f.rule === "spf.all-neutral")?.fix).toBe("v=spf1 ip4:192.0.2.1 ~all");
-    const missing = await analyse({ "example.com": { TXT: ["v=spf1 ip4:192.0.2.1"] } });
+    const missing = await analyze({ "example.com": { TXT: ["v=spf1 ip4:192.0.2.1"] } });
     expect(missing.fix).toBe("v=spf1 ip4:192.0.2.1 ~all");
-    const soft = await analyse({ "example.com": { TXT: ["v=spf1 ip4:192.0.2.1 ~all"] } });
+    const soft = await analyze({ "example.com": { TXT: ["v=spf1 ip4:192.0.2.1 ~all"] } });
     expect(soft.findings.find((f) => f.rule === "spf.all-softfail")?.fix).toBe("v=spf1 ip4:192.0.2.1 -all");
   });
 
   it("uses the all of a redirect target", async () => {
-    const a = await analyse({ "example.com": { TXT: ["v=spf1 redirect=_spf.example.net"] }, "_spf.example.net": { TXT: ["v=spf1 +all"] } });
+    const a = await analyze({ "example.com": { TXT: ["v=spf1 redirect=_spf.example.net"] }, "_spf.example.net": { TXT: ["v=spf1 +all"] } });
     expect(rules(a)).toEqual(["spf.all-pass"]);
   });
 
   it("reports a glued all with a fix that inserts the space", async () => {
-    const a = await analyse({ "example.com": { TXT: ["v=spf1 ip4:1.2.3.4~all"] } });
+    const a = await analyze({ "example.com": { TXT: ["v=spf1 ip4:1.2.3.4~all"] } });
     expect(a.status).toBe("permerror");
     expect(a.findings.find((f) => f.rule === "spf.syntax.glued-term")).toMatchObject({ fix: "v=spf1 ip4:1.2.3.4 ~all" });
     expect(a.fix).toBe("v=spf1 ip4:1.2.3.4 ~all");
   });
 
   it("counts a %{i} macro as one dynamic lookup without expanding it", async () => {
-    const a = await analyse({ "example.com": { TXT: ["v=spf1 include:%{i}._ip.%{h}._ehlo.%{d}._spf.vali.email -all"] } });
+    const a = await analyze({ "example.com": { TXT: ["v=spf1 include:%{i}._ip.%{h}._ehlo.%{d}._spf.vali.email -all"] } });
     expect(a.lookups.total).toBe(1);
     expect(a.dynamic).toHaveLength(1);
     expect(a.lookups.byTerm[0]?.dynamic).toBe(true);
@@ -106,10 +106,10 @@ describe("analyseSpf", () => {
       "example.com": { TXT: ["v=spf1 ptr include:x.example.net include:x.example.net -all a redirect=y.example.net"] },
       "x.example.net": { TXT: ["v=spf1 ip4:192.0.2.1 -all"] },
     };
-    const a = await analyse(z);
+    const a = await analyze(z);
     expect(rules(a)).toEqual(expect.arrayContaining(["spf.ptr", "spf.redirect-ignored", "spf.terms-after-all", "spf.duplicate-include"]));
     expect(a.fix).toBe("v=spf1 ptr include:x.example.net -all");
-    const loop = await analyse({ "example.com": { TXT: ["v=spf1 include:b.example.com -all"] }, "b.example.com": { TXT: ["v=spf1 include:example.com -all"] } });
+    const loop = await analyze({ "example.com": { TXT: ["v=spf1 include:b.example.com -all"] }, "b.example.com": { TXT: ["v=spf1 include:example.com -all"] } });
     expect([loop.status, rules(loop)]).toEqual(["permerror", ["spf.loop"]]);
   });
 
@@ -120,13 +120,13 @@ describe("analyseSpf", () => {
       for (let i = 0; i < n; i++) z[`mx${i}.example.com`] = { A: [`192.0.2.${i + 1}`] };
       return z;
     };
-    const ten = await analyse(zone(10));
+    const ten = await analyze(zone(10));
     expect([ten.status, ten.lookups.total, ten.networks.length]).toEqual(["pass-able", 1, 10]);
-    expect((await analyse(zone(11))).status).toBe("permerror");
+    expect((await analyze(zone(11))).status).toBe("permerror");
   });
 
   it("warns on records over 450 bytes (RFC 7208 §3.4)", async () => {
     const long = `v=spf1 ${Array.from({ length: 30 }, (_, i) => `ip4:198.51.100.${i}`).join(" ")} -all`;
-    expect(rules(await analyse({ "example.com": { TXT: [long] } }))).toContain("spf.record-length");
+    expect(rules(await analyze({ "example.com": { TXT: [long] } }))).toContain("spf.record-length");
   });
 });

@@ -14,7 +14,7 @@ export type { SpfAnalysis, SpfNode, SpfTermInfo, SpfNetwork, SpfStatus, SpfDynam
 /** Beyond this many lookups the result is permerror anyway; stop following includes to bound the work. */
 const FOLLOW_LIMIT = 2 * MAX_LOOKUPS;
 
-export async function analyseSpf(domain: string, resolver: Resolver): Promise<SpfAnalysis> {
+export async function analyzeSpf(domain: string, resolver: Resolver): Promise<SpfAnalysis> {
   const d = domain.toLowerCase().replace(/\.$/, "");
   const ctx: WalkContext = {
     resolver, lookups: 0, voids: 0, findings: [], networks: [], dynamic: [], permerrors: [], temperror: null,
@@ -109,7 +109,7 @@ async function walk(domain: string, via: SpfNode["via"], path: string[], ctx: Wa
   }
   const evaluated = evaluatedTerms(parsed); // RFC 7208 §6.1: redirect= is ignored when "all" is present
   prefetchTargets(evaluated, [...path, domain], ctx);
-  for (const term of evaluated) node.terms.push(await analyseTerm(term, domain, [...path, domain], ctx));
+  for (const term of evaluated) node.terms.push(await analyzeTerm(term, domain, [...path, domain], ctx));
   node.lookups = node.terms.reduce((n, t) => n + t.lookups, 0);
   return node;
 }
@@ -150,7 +150,7 @@ function prefetchTargets(terms: readonly (Mechanism | Modifier)[], path: string[
   }
 }
 
-async function analyseTerm(term: Mechanism | Modifier, domain: string, path: string[], ctx: WalkContext): Promise<SpfTermInfo> {
+async function analyzeTerm(term: Mechanism | Modifier, domain: string, path: string[], ctx: WalkContext): Promise<SpfTermInfo> {
   const info: SpfTermInfo = { term: term.raw, position: term.position, lookups: 0, voidLookups: 0, dynamic: false, child: null, note: null };
   if (!LOOKUP_TERMS.has(term.name)) {
     if (term.kind === "mechanism") addStaticNetwork(term, domain, ctx);

@@ -56,7 +56,7 @@ export const DomainDetail = CreatedDomain.extend({
 }).openapi("DomainDetail");
 
 export const CreateDomainBody = z.object({
-  name: z.string().min(1).max(300).openapi({ example: "example.com", description: "Normalised: lower case, no trailing dot, IDN to punycode." }),
+  name: z.string().min(1).max(300).openapi({ example: "example.com", description: "Normalized: lower case, no trailing dot, IDN to punycode." }),
   client_id: z.number().int().positive().nullable().optional().openapi({ description: "Optional client label.", example: 42 }),
 }).openapi("CreateDomain");
 

@@ -82,7 +82,7 @@ const SpfDetail = z.object({
     total: z.number().int(), limit: z.number().int(), truncated: z.boolean(),
     by_term: z.array(z.object({
       term: z.string(), position: z.number().int(), lookups: z.number().int(), void_lookups: z.number().int(), dynamic: z.boolean(),
-      note: z.string().nullable(), target: z.string().nullable().openapi({ description: "Domain analysed for include:/redirect=." }),
+      note: z.string().nullable(), target: z.string().nullable().openapi({ description: "Domain analyzed for include:/redirect=." }),
     })),
   }),
   void_lookups: z.number().int(),

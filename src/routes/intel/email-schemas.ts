@@ -4,7 +4,7 @@ import { z } from "@hono/zod-openapi";
 export const MAX_BATCH = 100;
 
 export const IntelEmailCheck = z.object({
-  email: z.string().openapi({ description: "The address (domain normalised to lower case / punycode), or the input when invalid." }),
+  email: z.string().openapi({ description: "The address (domain normalized to lower case / punycode), or the input when invalid." }),
   valid_syntax: z.boolean().openapi({ description: "RFC 5321/5322 addr-spec: local part ≤ 64 octets (dot-atom or quoted), domain ≤ 253, address ≤ 254." }),
   syntax_error: z.string().nullable(),
   domain: z.string().nullable(),

@@ -1,6 +1,6 @@
 // GET /dkim/lookup service: validates the selector list, infers providers from MX and SPF, scans selectors. DNS I/O via svc.createResolver().
 import { inferProviders, isValidSelector, lookupSelectors, type SelectorScan } from "../../core/dkim";
-import { normaliseDomainName } from "../../core/dns/names";
+import { normalizeDomainName } from "../../core/dns/names";
 import type { Resolver } from "../../core/dns/types";
 import { fetchSpf } from "../../core/spf/discover";
 import { parseSpf } from "../../core/spf/parse";
@@ -23,7 +23,7 @@ export interface LookupInput {
  */
 export async function lookupDkim(svc: Services, input: LookupInput): Promise<SelectorScan> {
   const errors: FieldErrors = {};
-  const domain = normaliseDomainName(input.domain);
+  const domain = normalizeDomainName(input.domain);
   if (!domain.ok) errors.domain = [domain.error];
   const named = parseSelectorParams(input, errors);
   if (!domain.ok || Object.keys(errors).length > 0) throw validationFailed(errors);

@@ -1,7 +1,7 @@
 // The one ingestion verb shared by HTTP and Email Routing: resolve the domain(s), parse the report
 // (streaming, capped), store it in each. Does I/O (D1, queue).
 import { and, eq } from "drizzle-orm";
-import { normaliseDomainName } from "../../core/dns/names";
+import { normalizeDomainName } from "../../core/dns/names";
 import { parseReport, type ParsedReport, type ReportError } from "../../core/reports";
 import { domains } from "../../db/schema";
 import { ApiError, payloadTooLarge } from "../../lib/errors";
@@ -69,7 +69,7 @@ export async function ingestReport(svc: Services, input: IngestInput): Promise<I
   if (!result.ok) throw reportError(result.error);
   const parsed: ParsedReport = result.value;
   // An internationalized policy domain is compared as its A-label (RFC 5890), as domains are stored.
-  const named = normaliseDomainName(parsed.policy.domain);
+  const named = normalizeDomainName(parsed.policy.domain);
   if (!named.ok) throw refused("invalid_policy_domain", `policy_published/domain is not a domain name: ${named.error.slice(0, 200)}.`);
   const policyDomain = named.value;
   if (input.recipient !== null) {

@@ -3,7 +3,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Resolver } from "../../core/dns/types";
 import { reverseName } from "../../core/dns/reverse";
-import { analyseSpf } from "../../core/spf/analyze";
+import { analyzeSpf } from "../../core/spf/analyze";
 import { inCidr, parseIp, type Ip } from "../../core/spf/ip";
 import { publicCache } from "../../db/schema";
 import { DAY_MS } from "../../lib/time";
@@ -108,14 +108,14 @@ export async function identifySources(svc: Services, ips: string[], resolver: Re
   return out;
 }
 
-/** Flattened ip4/ip6 networks of each provider's documented SPF include (src/core/spf analyseSpf). */
+/** Flattened ip4/ip6 networks of each provider's documented SPF include (src/core/spf analyzeSpf). */
 async function providerRanges(svc: Services, resolver: Resolver) {
   const providers = KNOWN_SENDERS.filter((s) => s.spfInclude !== null);
   const cached = await readCache<SpfEntry>(svc, "sender_spf", providers.map((p) => p.name));
   const todo = providers.filter((p) => !cached.has(p.name)).slice(0, SENDER_LIMITS.spfProvidersPerRequest);
   const fresh: Array<[string, SpfEntry]> = [];
   await pool(todo, SENDER_LIMITS.concurrency, async (p) => {
-    const a = await analyseSpf(p.spfInclude ?? "", resolver);
+    const a = await analyzeSpf(p.spfInclude ?? "", resolver);
     if (a.status === "temperror") return;
     const entry = { networks: a.networks.map((n) => n.cidr).slice(0, 2000) };
     cached.set(p.name, entry);

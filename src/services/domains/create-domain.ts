@@ -1,6 +1,6 @@
-// Adds a domain to a team: normalised name, random ownership and report tokens, domain.created in the same batch. Does I/O (D1).
+// Adds a domain to a team: normalized name, random ownership and report tokens, domain.created in the same batch. Does I/O (D1).
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
-import { normaliseDomainName } from "../../core/dns/names";
+import { normalizeDomainName } from "../../core/dns/names";
 import { domains, teams } from "../../db/schema";
 import { PLAN_LIMITS } from "../../lib/plans";
 import { randomBase62 } from "../../lib/crypto";
@@ -21,7 +21,7 @@ const isUniqueViolation = (e: unknown) => /UNIQUE constraint failed: domains\.te
 export async function createDomain(svc: Services, ctx: ServiceContext, input: CreateDomainInput): Promise<DomainRow> {
   requireWrite(ctx);
   const { teamId } = ctx;
-  const name = normaliseDomainName(input.name);
+  const name = normalizeDomainName(input.name);
   if (!name.ok) throw validationFailed({ name: [name.error] });
   const exists = await svc.db.select({ id: domains.id }).from(domains).where(and(eq(domains.teamId, teamId), eq(domains.name, name.value))).get();
   if (exists) throw conflict(`${name.value} is already in this team.`);

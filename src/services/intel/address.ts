@@ -1,5 +1,5 @@
 // Practical email address syntax (RFC 5321 §4.1.2/§4.5.3.1, RFC 5322 §3.4.1 addr-spec, RFC 6531 UTF-8 local parts). No I/O.
-import { normaliseDomainName } from "../../core/dns/names";
+import { normalizeDomainName } from "../../core/dns/names";
 
 export type AddressSyntax =
   | { ok: true; local: string; domain: string; address: string }
@@ -35,7 +35,7 @@ export function parseAddress(input: string): AddressSyntax {
   if (rawDomain.startsWith("[")) {
     return { ok: false, reason: "address literals ([...]) are not accepted: use a domain name (RFC 5321 §4.1.3)", domain: null };
   }
-  const name = normaliseDomainName(rawDomain);
+  const name = normalizeDomainName(rawDomain);
   const domain = name.ok ? name.value : null;
   const localError = checkLocal(local);
   if (localError) return { ok: false, reason: localError, domain };

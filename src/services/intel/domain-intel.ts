@@ -1,12 +1,12 @@
 // Live posture of any domain (nothing stored): runs analyzeDomain with this request's resolver; 503 when no resolver answered. DNS + HTTPS I/O.
-import { normaliseDomainName } from "../../core/dns/names";
+import { normalizeDomainName } from "../../core/dns/names";
 import { analyzeDomain, type DomainAnalysis } from "../../core/posture/analyze-domain";
 import { dependencyUnavailable, validationFailed } from "../../lib/errors";
 import type { Services } from "../../services";
 import { fullView, summaryView } from "./domain-views";
 
 export function validDomain(input: string): string {
-  const name = normaliseDomainName(input);
+  const name = normalizeDomainName(input);
   if (!name.ok) throw validationFailed({ domain: [name.error] }, "The domain name is invalid.");
   return name.value;
 }

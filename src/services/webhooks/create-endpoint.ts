@@ -6,7 +6,7 @@ import { type Plan, webhookEndpoints } from "../../db/schema";
 import { conflict } from "../../lib/errors";
 import { PLAN_LIMITS } from "../../lib/plans";
 import type { Services } from "../../services";
-import { getEndpointInTeam, normaliseDomainIds, normaliseEvents } from "./endpoints";
+import { getEndpointInTeam, normalizeDomainIds, normalizeEvents } from "./endpoints";
 import { sealSecret, secretKeyMissing } from "./secrets";
 import { assertTargetAllowed } from "./target";
 import { type EndpointView, endpointView } from "./views";
@@ -22,8 +22,8 @@ export interface CreateEndpointInput {
 export async function createEndpoint(svc: Services, ctx: ServiceContext, plan: Plan, input: CreateEndpointInput): Promise<EndpointView> {
   requireWrite(ctx);
   const { teamId } = ctx;
-  const events = normaliseEvents(input.events);
-  const domainIds = await normaliseDomainIds(svc, teamId, input.domain_ids);
+  const events = normalizeEvents(input.events);
+  const domainIds = await normalizeDomainIds(svc, teamId, input.domain_ids);
   const limit = PLAN_LIMITS[plan].webhook_endpoints;
   await assertWithinAllowance(svc, teamId, limit);
   const url = await assertTargetAllowed(svc, input.url);

@@ -48,7 +48,7 @@ export async function deleteEndpoint(svc: Services, ctx: ServiceContext, id: num
 const KNOWN = new Set<string>([...EVENT_TYPES, "*"]);
 
 /** Event types: non-empty, each known or "*" (docs/decisions.md D12); duplicates are dropped. */
-export function normaliseEvents(events: string[]): string[] {
+export function normalizeEvents(events: string[]): string[] {
   const unknown = events.filter((e) => !KNOWN.has(e));
   if (events.length === 0) throw validationFailed({ events: ["subscribe to at least one event type, or *"] });
   if (unknown.length > 0) throw validationFailed({ events: [`unknown event types: ${unknown.join(", ")}`] });
@@ -56,7 +56,7 @@ export function normaliseEvents(events: string[]): string[] {
 }
 
 /** domain_ids: null means every domain; otherwise each id must be a domain of this team (else 422). */
-export async function normaliseDomainIds(svc: Services, teamId: number, ids: number[] | null | undefined): Promise<number[] | null> {
+export async function normalizeDomainIds(svc: Services, teamId: number, ids: number[] | null | undefined): Promise<number[] | null> {
   if (ids === null || ids === undefined) return null;
   const unique = [...new Set(ids)];
   if (unique.length === 0) throw validationFailed({ domain_ids: ["give at least one domain id, or null for all domains"] });

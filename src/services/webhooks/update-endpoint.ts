@@ -6,7 +6,7 @@ import { webhookEndpoints } from "../../db/schema";
 import { conflict } from "../../lib/errors";
 import { DAY_MS } from "../../lib/time";
 import type { Services } from "../../services";
-import { getEndpointInTeam, normaliseDomainIds, normaliseEvents } from "./endpoints";
+import { getEndpointInTeam, normalizeDomainIds, normalizeEvents } from "./endpoints";
 import { livePreviousSecrets, MAX_PREVIOUS_SECRETS, type PreviousSecret, sealSecret } from "./secrets";
 import { assertTargetAllowed } from "./target";
 import { type EndpointView, endpointView } from "./views";
@@ -25,8 +25,8 @@ export async function updateEndpoint(svc: Services, ctx: ServiceContext, id: num
   const { teamId } = ctx;
   const current = await getEndpointInTeam(svc, teamId, id);
   const set: Partial<typeof webhookEndpoints.$inferInsert> = {};
-  if (input.events !== undefined) set.events = normaliseEvents(input.events);
-  if (input.domain_ids !== undefined) set.domainIds = await normaliseDomainIds(svc, teamId, input.domain_ids);
+  if (input.events !== undefined) set.events = normalizeEvents(input.events);
+  if (input.domain_ids !== undefined) set.domainIds = await normalizeDomainIds(svc, teamId, input.domain_ids);
   if (input.description !== undefined) set.description = input.description;
   if (input.url !== undefined) set.url = await assertTargetAllowed(svc, input.url);
   if (input.enabled === true && !current.enabled) {

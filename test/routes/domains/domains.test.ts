@@ -15,7 +15,7 @@ afterEach(() => {
 type Body = { data: Record<string, any>; meta?: Record<string, number> };
 
 describe("POST /domains", () => {
-  it("adds a normalised domain with its ownership record, report address and domain.created", async () => {
+  it("adds a normalized domain with its ownership record, report address and domain.created", async () => {
     const team = await makeTeam();
     const base = newDomainName();
     const res = await call("/api/v1/domains", { method: "POST", token: team.full, body: { name: ` ${base.toUpperCase()}. `, client_id: 7 } });
