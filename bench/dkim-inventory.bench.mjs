@@ -40,11 +40,33 @@ export default async function run() {
   const hints = { mxHosts: ["aspmx.l.google.com"], spfIncludes: ["_spf.google.com", "spf.protection.outlook.com"] };
   const now = new Date();
   const known = (sel, k) => ({
-    id: sel.length, domainId: 1, selector: sel, source: "discovered", status: "active", health: "pass", provider: null, delegatedTo: null,
-    record: k.dns.value, keyType: "rsa", keyBits: 2048, keyFingerprint: k.fingerprint, keyTesting: false, keyFirstSeenAt: now, rotations: 0,
-    issues: [], firstSeenAt: now, lastSeenAt: now, missingSince: null, lastReportAt: null, staleNotifiedAt: null, createdAt: now,
+    id: sel.length,
+    domainId: 1,
+    selector: sel,
+    source: "discovered",
+    status: "active",
+    health: "pass",
+    provider: null,
+    delegatedTo: null,
+    record: k.dns.value,
+    keyType: "rsa",
+    keyBits: 2048,
+    keyFingerprint: k.fingerprint,
+    keyTesting: false,
+    keyFirstSeenAt: now,
+    rotations: 0,
+    issues: [],
+    firstSeenAt: now,
+    lastSeenAt: now,
+    missingSince: null,
+    lastReportAt: null,
+    staleNotifiedAt: null,
+    createdAt: now,
   });
-  for (const [label, rows] of [["first check (nothing known)", []], ["steady state (3 known, unchanged)", [known("google", google), known("selector1", s1), { ...known("ed1", ed), keyType: "ed25519", keyBits: 256 }]]]) {
+  for (const [label, rows] of [
+    ["first check (nothing known)", []],
+    ["steady state (3 known, unchanged)", [known("google", google), known("selector1", s1), { ...known("ed1", ed), keyType: "ed25519", keyBits: 256 }]],
+  ]) {
     const svc = fakeServices(rows);
     let out;
     for (let i = 0; i < 20; i++) out = await refreshDkimInventory(svc, DOMAIN, memoryResolver(zone), hints, now); // warm-up
@@ -53,6 +75,8 @@ export default async function run() {
     const t0 = performance.now();
     for (let i = 0; i < n; i++) out = await refreshDkimInventory(svc, DOMAIN, resolver, hints, now);
     const ms = (performance.now() - t0) / n;
-    console.log(`${label}: ${ms.toFixed(3)} ms CPU per domain; ${resolver.queriesSent / n} DNS queries; ${out.statements.length} statements, ${out.events.length} events; posture active=${out.posture?.active}`);
+    console.log(
+      `${label}: ${ms.toFixed(3)} ms CPU per domain; ${resolver.queriesSent / n} DNS queries; ${out.statements.length} statements, ${out.events.length} events; posture active=${out.posture?.active}`,
+    );
   }
 }

@@ -25,7 +25,9 @@ function record(i, domain, count) {
 }
 
 function reportXml(n, domain, begin, reportId) {
-  const parts = [`<?xml version="1.0" encoding="UTF-8"?>\n<feedback><report_metadata><org_name>google.com</org_name><email>noreply-dmarc-support@google.com</email><report_id>${reportId}</report_id><date_range><begin>${begin}</begin><end>${begin + 86399}</end></date_range></report_metadata><policy_published><domain>${domain}</domain><adkim>r</adkim><aspf>r</aspf><p>none</p><sp>none</sp><pct>100</pct></policy_published>\n`];
+  const parts = [
+    `<?xml version="1.0" encoding="UTF-8"?>\n<feedback><report_metadata><org_name>google.com</org_name><email>noreply-dmarc-support@google.com</email><report_id>${reportId}</report_id><date_range><begin>${begin}</begin><end>${begin + 86399}</end></date_range></report_metadata><policy_published><domain>${domain}</domain><adkim>r</adkim><aspf>r</aspf><p>none</p><sp>none</sp><pct>100</pct></policy_published>\n`,
+  ];
   for (let i = 0; i < n; i++) parts.push(record(i, domain, (i % 7) + 1));
   parts.push("</feedback>\n");
   return parts.join("");
@@ -53,7 +55,9 @@ async function inProcess(xml) {
   const r = await parseReport(stream);
   const ms = performance.now() - t0;
   if (!r.ok) throw new Error(JSON.stringify(r.error));
-  console.log(`in-process parseReport: ${r.value.totals.records} records, ${r.value.rows.length} rows, ${mb(bytes.length)} XML in ${ms.toFixed(0)} ms; heap +${mb(peakHeap - before.heapUsed)} over baseline (the XML buffer itself is ${mb(bytes.length)}), peak RSS ${mb(peakRss)}`);
+  console.log(
+    `in-process parseReport: ${r.value.totals.records} records, ${r.value.rows.length} rows, ${mb(bytes.length)} XML in ${ms.toFixed(0)} ms; heap +${mb(peakHeap - before.heapUsed)} over baseline (the XML buffer itself is ${mb(bytes.length)}), peak RSS ${mb(peakRss)}`,
+  );
 }
 
 /** Peak RSS (VmHWM) of the workerd processes started by this port's `wrangler dev`, from /proc (Linux only). */
@@ -62,26 +66,43 @@ function workerdPeak() {
   for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      const ppid = Number(readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[1]);
+      const ppid = Number(
+        readFileSync(`/proc/${pid}/stat`, "utf8")
+          .replace(/^.*\) /s, "")
+          .split(" ")[1],
+      );
       procs.set(Number(pid), { cmd, ppid });
-    } catch { /* process gone */ }
+    } catch {
+      /* process gone */
+    }
   }
   const roots = [...procs].filter(([, p]) => p.cmd.includes("wrangler") && p.cmd.includes(`--port\0${PORT}`)).map(([pid]) => pid);
-  const under = (pid) => { for (let p = procs.get(pid); p; p = procs.get(p.ppid)) if (roots.includes(p.ppid)) return true; return false; };
+  const under = (pid) => {
+    for (let p = procs.get(pid); p; p = procs.get(p.ppid)) if (roots.includes(p.ppid)) return true;
+    return false;
+  };
   let best = 0;
   for (const [pid, p] of procs) {
     if (!p.cmd.includes("workerd") || !under(pid)) continue;
     try {
       const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
       if (hwm) best = Math.max(best, Number(hwm[1]) * 1024);
-    } catch { /* process gone */ }
+    } catch {
+      /* process gone */
+    }
   }
   return best;
 }
 
 function d1(sqlText) {
-  const r = spawnSync("npx", ["wrangler", "d1", "execute", "DB", "--local", "--persist-to", `.wrangler/bench-state-${PORT}`, "--json", "--command", sqlText], { encoding: "utf8" });
-  try { return JSON.parse(r.stdout)[0].results; } catch { return `? (${r.stderr.slice(0, 200)})`; }
+  const r = spawnSync("npx", ["wrangler", "d1", "execute", "DB", "--local", "--persist-to", `.wrangler/bench-state-${PORT}`, "--json", "--command", sqlText], {
+    encoding: "utf8",
+  });
+  try {
+    return JSON.parse(r.stdout)[0].results;
+  } catch {
+    return `? (${r.stderr.slice(0, 200)})`;
+  }
 }
 
 async function postJson(server, payload) {
@@ -94,7 +115,11 @@ async function postJson(server, payload) {
 
 /** The 128 MB question, answered by V8 itself: a child process whose heap is capped at 128 MB. */
 function underIsolateCap() {
-  const child = spawnSync(process.execPath, ["--max-old-space-size=128", "--expose-gc", "--import", "tsx", new URL("./lib/heap-128.mjs", import.meta.url).pathname, "100000"], { encoding: "utf8" });
+  const child = spawnSync(
+    process.execPath,
+    ["--max-old-space-size=128", "--expose-gc", "--import", "tsx", new URL("./lib/heap-128.mjs", import.meta.url).pathname, "100000"],
+    { encoding: "utf8" },
+  );
   const out = (child.stdout + child.stderr).trim().split("\n").pop();
   console.log(child.status === 0 ? out : `FAILED under a 128 MB heap cap (exit ${child.status}): ${out}`);
 }
@@ -106,32 +131,48 @@ export default async function run() {
   await inProcess(xml);
 
   // DNS resolvers that refuse at once: analytics then names no sender (measured without DNS).
-  const server = await startDevServer({ port: PORT, vars: { DMARC_INGEST_SECRET: SECRET, REPORT_DOMAIN: "reports.bench", DOH_RESOLVERS: "http://127.0.0.1:9/dns-query" } });
+  const server = await startDevServer({
+    port: PORT,
+    vars: { DMARC_INGEST_SECRET: SECRET, REPORT_DOMAIN: "reports.bench", DOH_RESOLVERS: "http://127.0.0.1:9/dns-query" },
+  });
   try {
     const team = await server.createTeam("enterprise");
     const token = team.tokens.full.token;
-    const created = await fetch(`${server.url}/api/v1/domains`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ name: DOMAIN }) });
+    const created = await fetch(`${server.url}/api/v1/domains`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: DOMAIN }),
+    });
     const domain = (await created.json()).data;
     if (!domain?.dmarc_report_address) throw new Error(`domain: ${created.status}`);
     const gz = gzipSync(enc(xml), { level: 6 });
     const idle = workerdPeak();
     const big = await postJson(server, { recipient: domain.dmarc_report_address, filename: "r.xml.gz", content_base64: Buffer.from(gz).toString("base64") });
     const rows = d1(`SELECT COUNT(*) AS n, SUM(messages) AS m FROM dmarc_rows WHERE domain_id = ${domain.id}`);
-    console.log(`wrangler dev ingest of 100,000 records (${mb(xml.length)} XML, ${mb(gz.length)} gzip, JSON form): HTTP ${big.res.status} in ${big.ms.toFixed(0)} ms; workerd peak RSS ${mb(workerdPeak())} (before: ${mb(idle)}); D1 dmarc_rows written: ${JSON.stringify(rows)}`);
+    console.log(
+      `wrangler dev ingest of 100,000 records (${mb(xml.length)} XML, ${mb(gz.length)} gzip, JSON form): HTTP ${big.res.status} in ${big.ms.toFixed(0)} ms; workerd peak RSS ${mb(workerdPeak())} (before: ${mb(idle)}); D1 dmarc_rows written: ${JSON.stringify(rows)}`,
+    );
     if (big.res.status !== 202) console.log(big.text.slice(0, 300));
 
     // A year of daily reports, 200 sources each.
     const t0 = performance.now();
     for (let i = 1; i <= 365; i++) {
-      const r = await postJson(server, { recipient: domain.dmarc_report_address, content_base64: Buffer.from(gzipSync(enc(reportXml(200, DOMAIN, day - i * 86_400, `year-${i}`)))).toString("base64") });
+      const r = await postJson(server, {
+        recipient: domain.dmarc_report_address,
+        content_base64: Buffer.from(gzipSync(enc(reportXml(200, DOMAIN, day - i * 86_400, `year-${i}`)))).toString("base64"),
+      });
       if (r.res.status !== 202) throw new Error(`year report ${i}: ${r.res.status} ${r.text}`);
     }
-    console.log(`365 daily reports × 200 sources ingested in ${((performance.now() - t0) / 1000).toFixed(1)} s (${((performance.now() - t0) / 365).toFixed(0)} ms per report)`);
+    console.log(
+      `365 daily reports × 200 sources ingested in ${((performance.now() - t0) / 1000).toFixed(1)} s (${((performance.now() - t0) / 365).toFixed(0)} ms per report)`,
+    );
     for (const days of [365, 365, 30]) {
       const q0 = performance.now();
       const res = await fetch(`${server.url}/api/v1/domains/${domain.id}/dmarc?days=${days}`, { headers: { authorization: `Bearer ${token}` } });
       const data = (await res.json()).data;
-      console.log(`GET /dmarc?days=${days}: HTTP ${res.status} in ${(performance.now() - q0).toFixed(0)} ms; ${data?.summary?.reports} reports, ${data?.summary?.messages} messages, ${data?.sources_total} sources, rate ${data?.alignment?.rate}`);
+      console.log(
+        `GET /dmarc?days=${days}: HTTP ${res.status} in ${(performance.now() - q0).toFixed(0)} ms; ${data?.summary?.reports} reports, ${data?.summary?.messages} messages, ${data?.sources_total} sources, rate ${data?.alignment?.rate}`,
+      );
     }
     console.log(`D1 totals: ${JSON.stringify(d1("SELECT COUNT(*) AS rows FROM dmarc_rows"))}`);
   } finally {

@@ -11,7 +11,10 @@ function zone() {
   const z = { "mx.shared.example": { A: ["192.0.2.200"] }, "_spf.shared.example": { TXT: ["v=spf1 ip4:192.0.2.0/24 -all"] } };
   for (let i = 0; i < 10; i++) {
     z[`d${i}.example`] = {
-      MX: [{ preference: 10, exchange: `mx.d${i}.example` }, { preference: 20, exchange: "mx.shared.example" }],
+      MX: [
+        { preference: 10, exchange: `mx.d${i}.example` },
+        { preference: 20, exchange: "mx.shared.example" },
+      ],
       TXT: [i % 3 === 0 ? "v=spf1 redirect=_spf.shared.example" : "v=spf1 include:_spf.shared.example ~all"],
     };
     z[`mx.d${i}.example`] = { A: [`192.0.2.${i + 1}`] };
@@ -29,9 +32,12 @@ export default async function run() {
     const token = team.tokens.read_only.token;
     const roles = ["jane", "info", "john.smith", "no-reply", "sales"];
     const emails = Array.from({ length: 100 }, (_, n) => `${roles[n % roles.length]}+${n}@d${n % 10}.example`);
-    const post = () => fetch(`${server.url}/api/v1/intel/emails`, {
-      method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ emails }),
-    });
+    const post = () =>
+      fetch(`${server.url}/api/v1/intel/emails`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ emails }),
+      });
     await (await post()).arrayBuffer(); // warm-up: isolate start and the disposable list load
     doh.reset();
     const t0 = performance.now();
@@ -44,10 +50,20 @@ export default async function run() {
     const repeated = [...counts].filter(([, n]) => n > 1);
     const byType = {};
     for (const q of doh.log) byType[q.type] = (byType[q.type] ?? 0) + 1;
-    console.log(`100 addresses over ${body.data.domains} domains (read-only token): ${body.data.count} results, HTTP ${res.status}, wall ${wall.toFixed(0)} ms at ${DELAY_MS} ms per DNS answer`);
-    console.log(`DNS queries issued: ${doh.log.length} for ${counts.size} distinct name/type pairs (${Object.entries(byType).map(([t, n]) => `${t} ${n}`).join(", ")})`);
-    console.log(repeated.length === 0 ? "each distinct name queried once: yes" : `queried more than once: ${repeated.map(([k, n]) => `${k} x${n}`).join(", ")}`);
-    console.log(`per domain: ${(doh.log.length / body.data.domains).toFixed(1)} queries (MX, MX host A/AAAA, SPF TXT (+ redirect target), DMARC tree walk); sample: ${JSON.stringify(body.data.results[1].reasons.map((r) => r.code))} score ${body.data.results[1].score}`);
+    console.log(
+      `100 addresses over ${body.data.domains} domains (read-only token): ${body.data.count} results, HTTP ${res.status}, wall ${wall.toFixed(0)} ms at ${DELAY_MS} ms per DNS answer`,
+    );
+    console.log(
+      `DNS queries issued: ${doh.log.length} for ${counts.size} distinct name/type pairs (${Object.entries(byType)
+        .map(([t, n]) => `${t} ${n}`)
+        .join(", ")})`,
+    );
+    console.log(
+      repeated.length === 0 ? "each distinct name queried once: yes" : `queried more than once: ${repeated.map(([k, n]) => `${k} x${n}`).join(", ")}`,
+    );
+    console.log(
+      `per domain: ${(doh.log.length / body.data.domains).toFixed(1)} queries (MX, MX host A/AAAA, SPF TXT (+ redirect target), DMARC tree walk); sample: ${JSON.stringify(body.data.results[1].reasons.map((r) => r.code))} score ${body.data.results[1].score}`,
+    );
   } finally {
     await server.stop();
     await doh.stop();

@@ -11,7 +11,10 @@ const DOMAIN = "acme.example";
 export const zone = {
   [DOMAIN]: {
     TXT: ["v=spf1 include:_spf.acme.example include:spf.mailvendor.example ip4:198.51.100.7 -all", "google-site-verification=abc123"],
-    MX: [{ preference: 10, exchange: "mx1.acme.example" }, { preference: 20, exchange: "mx2.acme.example" }],
+    MX: [
+      { preference: 10, exchange: "mx1.acme.example" },
+      { preference: 20, exchange: "mx2.acme.example" },
+    ],
   },
   // Two levels of includes under the root record.
   "_spf.acme.example": { TXT: ["v=spf1 include:_netblocks.acme.example include:_netblocks2.acme.example ~all"] },
@@ -53,7 +56,9 @@ function depths(dnsblQueries) {
     spf: spfDepth(DOMAIN), // root TXT, then one round trip per include level
     mx: 2, // MX, then A/AAAA of each host in parallel
     dmarc: 1 + walkLen("reports.vendor.example") + 1, // _dmarc TXT, org-domain walk of the rua host, authorization
-    bimi: 1, mta_sts: 1, tls_rpt: 1,
+    bimi: 1,
+    mta_sts: 1,
+    tls_rpt: 1,
   };
   const wave1 = Math.max(...Object.values(chains));
   const dnsblRounds = Math.ceil(dnsblQueries / 6);
@@ -64,8 +69,10 @@ export default async function run() {
   const { analyzeDomain } = await import("../src/core/posture/analyze-domain.ts");
   const { DohResolver } = await import("../src/core/dns/doh-resolver.ts");
   const server = await startDohServer({ zone, delayMs: DELAY_MS });
-  const policyFetch = async (input) => String(input) === `https://mta-sts.${DOMAIN}/.well-known/mta-sts.txt`
-    ? new Response(POLICY, { headers: { "content-type": "text/plain" } }) : new Response("not found", { status: 404 });
+  const policyFetch = async (input) =>
+    String(input) === `https://mta-sts.${DOMAIN}/.well-known/mta-sts.txt`
+      ? new Response(POLICY, { headers: { "content-type": "text/plain" } })
+      : new Response("not found", { status: 404 });
   try {
     const walls = [];
     let last = null;
@@ -82,13 +89,23 @@ export default async function run() {
     walls.sort((a, b) => a - b);
     const median = walls[Math.floor(walls.length / 2)];
     const d = depths(last.blacklists?.checked ?? 0);
-    const statuses = Object.entries(last.records).map(([k, v]) => `${k}=${v.status}`).join(" ");
-    console.log(`domain ${DOMAIN}: score ${last.score} grade ${last.grade}; ${statuses}; blacklists checked ${last.blacklists?.checked}, listed ${last.blacklists?.listed.length}`);
+    const statuses = Object.entries(last.records)
+      .map(([k, v]) => `${k}=${v.status}`)
+      .join(" ");
+    console.log(
+      `domain ${DOMAIN}: score ${last.score} grade ${last.grade}; ${statuses}; blacklists checked ${last.blacklists?.checked}, listed ${last.blacklists?.listed.length}`,
+    );
     console.log(`DNS queries issued: ${last.queries} (server saw ${server.log.length}); MTA-STS policy served from memory by an injected fetch`);
-    console.log(`critical-path depth: ${d.dependency} = wave 1 max(${Object.entries(d.chains).map(([k, v]) => `${k} ${v}`).join(", ")}) + DNSBL ${d.dnsblRounds} rounds of 6; minimal possible ${d.minimal}`);
+    console.log(
+      `critical-path depth: ${d.dependency} = wave 1 max(${Object.entries(d.chains)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", ")}) + DNSBL ${d.dnsblRounds} rounds of 6; minimal possible ${d.minimal}`,
+    );
     console.log(`observed sequential depth: ${observed}`);
     console.log(`wall time: median ${median.toFixed(1)} ms over ${RUNS} runs (min ${walls[0].toFixed(1)}, max ${walls[walls.length - 1].toFixed(1)})`);
-    console.log(`  vs depth ${d.dependency} x ${DELAY_MS} ms = ${d.dependency * DELAY_MS} ms: ratio ${(median / (d.dependency * DELAY_MS)).toFixed(2)}x (goal <= 2x)`);
+    console.log(
+      `  vs depth ${d.dependency} x ${DELAY_MS} ms = ${d.dependency * DELAY_MS} ms: ratio ${(median / (d.dependency * DELAY_MS)).toFixed(2)}x (goal <= 2x)`,
+    );
     console.log(`  vs minimal ${d.minimal} x ${DELAY_MS} ms = ${d.minimal * DELAY_MS} ms: ratio ${(median / (d.minimal * DELAY_MS)).toFixed(2)}x`);
   } finally {
     await server.stop();

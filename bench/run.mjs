@@ -3,7 +3,9 @@
 import { readdirSync } from "node:fs";
 
 const wanted = process.argv.slice(2);
-const files = readdirSync(new URL(".", import.meta.url)).filter((f) => f.endsWith(".bench.mjs")).sort();
+const files = readdirSync(new URL(".", import.meta.url))
+  .filter((f) => f.endsWith(".bench.mjs"))
+  .sort();
 for (const file of files) {
   const name = file.replace(".bench.mjs", "");
   if (wanted.length > 0 && !wanted.includes(name)) continue;

@@ -20,12 +20,18 @@ async function setup() {
 async function seed(db, n, dueAt) {
   await db.prepare("INSERT INTO teams (name, plan, owner_email, created_at) VALUES ('bench', 'enterprise', 'b@example.com', 0)").run();
   // One recursive INSERT ... SELECT: 10,000 verified due domains (and as many not due, to show the index keeps reads constant).
-  await db.prepare(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+  await db
+    .prepare(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
     INSERT INTO domains (team_id, name, verified, verification_token, report_token, next_check_at, created_at)
-    SELECT 1, 'd' || i || '.example', 1, 't', 'r' || i, ?2 + i, 0 FROM n`).bind(n, dueAt).run();
-  await db.prepare(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+    SELECT 1, 'd' || i || '.example', 1, 't', 'r' || i, ?2 + i, 0 FROM n`)
+    .bind(n, dueAt)
+    .run();
+  await db
+    .prepare(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
     INSERT INTO domains (team_id, name, verified, verification_token, report_token, next_check_at, created_at)
-    SELECT 1, 'later' || i || '.example', 1, 't', 'l' || i, ?2, 0 FROM n`).bind(n, dueAt + 10 * 86_400_000).run();
+    SELECT 1, 'later' || i || '.example', 1, 't', 'l' || i, ?2, 0 FROM n`)
+    .bind(n, dueAt + 10 * 86_400_000)
+    .run();
 }
 
 export default async function run() {
@@ -36,15 +42,23 @@ export default async function run() {
     const now = Date.now();
     await seed(db, DOMAINS, now - 3_600_000);
     let sendBatchCalls = 0;
-    const queue = { send: (b) => checks.send(b), sendBatch: (m) => (sendBatchCalls++, checks.sendBatch(m)) };
+    const queue = {
+      send: (b) => checks.send(b),
+      sendBatch: (m) => {
+        sendBatchCalls++;
+        return checks.sendBatch(m);
+      },
+    };
     const env = { DB: db, CHECKS_QUEUE: queue, DELIVERIES_QUEUE: deliveries, RATE_LIMITER: null };
     const svc = createServices(env, { clock: { now: () => new Date(now) } });
 
     const t0 = performance.now();
     const out = await runDueChecks(svc);
     const ms = performance.now() - t0;
-    console.log(`tick: claimed ${out.claimed} and enqueued ${out.enqueued} due domains of ${2 * DOMAINS} in ${ms.toFixed(0)} ms ` +
-      `(${(ms / out.claimed * 1000).toFixed(1)} µs/domain, ${sendBatchCalls} sendBatch calls)`);
+    console.log(
+      `tick: claimed ${out.claimed} and enqueued ${out.enqueued} due domains of ${2 * DOMAINS} in ${ms.toFixed(0)} ms ` +
+        `(${((ms / out.claimed) * 1000).toFixed(1)} µs/domain, ${sendBatchCalls} sendBatch calls)`,
+    );
     console.log(`D1 rows read by the claim statements: ${out.rowsRead} (${(out.rowsRead / out.claimed).toFixed(2)} per claimed domain)`);
     const again = await runDueChecks(svc);
     console.log(`second tick at the same instant: claimed ${again.claimed}, rows read ${again.rowsRead}`);
@@ -68,8 +82,10 @@ async function consumerCpu(base) {
   for (const [i, id] of domainIds.entries()) await runCheck(svc, { domain_id: id, check_id: `chk_bench_${i}`, trigger: "scheduled" });
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
-  console.log(`consumer: ${N} checks, ${(wall / N).toFixed(1)} ms wall and ${((cpu.user + cpu.system) / 1000 / N).toFixed(1)} ms CPU per domain ` +
-    "(node process: posture + DKIM inventory + diff + batch build; the D1 writes run in Miniflare's workerd)");
+  console.log(
+    `consumer: ${N} checks, ${(wall / N).toFixed(1)} ms wall and ${((cpu.user + cpu.system) / 1000 / N).toFixed(1)} ms CPU per domain ` +
+      "(node process: posture + DKIM inventory + diff + batch build; the D1 writes run in Miniflare's workerd)",
+  );
 }
 
 async function memoryResolver() {
@@ -78,7 +94,8 @@ async function memoryResolver() {
     async query(name, type) {
       this.queriesSent++;
       const d = name.replace(/^_dmarc\./, "");
-      if (type === "TXT" && name.startsWith("_dmarc.") && /^d\d+\.example$/.test(d)) return { kind: "records", records: ["v=DMARC1; p=reject; rua=mailto:r@example.org"], ttl: 300, chain: [] };
+      if (type === "TXT" && name.startsWith("_dmarc.") && /^d\d+\.example$/.test(d))
+        return { kind: "records", records: ["v=DMARC1; p=reject; rua=mailto:r@example.org"], ttl: 300, chain: [] };
       if (type === "TXT" && /^d\d+\.example$/.test(name)) return { kind: "records", records: ["v=spf1 ip4:192.0.2.0/24 -all"], ttl: 300, chain: [] };
       if (type === "MX" && /^d\d+\.example$/.test(name)) return { kind: "records", records: [{ preference: 10, exchange: `mx.${name}` }], ttl: 300, chain: [] };
       if (type === "A" && name.startsWith("mx.")) return { kind: "records", records: ["192.0.2.10"], ttl: 300, chain: [] };

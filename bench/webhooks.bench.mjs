@@ -26,7 +26,11 @@ function startReceiver() {
       const a = { at: performance.now(), path: req.url, id: req.headers["webhook-id"], body: Buffer.concat(chunks).toString("utf8"), headers: req.headers };
       arrivals.push(a);
       res.writeHead(200).end("ok");
-      for (const w of [...waiters]) if (w.test(a)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(a));
+      for (const w of [...waiters]) {
+        if (!w.test(a)) continue;
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(a);
+      }
     });
   });
   return new Promise((resolve) =>
@@ -43,7 +47,11 @@ function startReceiver() {
             waiters.push(w);
             setTimeout(() => rej(new Error("receiver timeout")), timeoutMs).unref();
           }),
-        close: () => new Promise((r) => (server.close(r), server.closeAllConnections())),
+        close: () =>
+          new Promise((r) => {
+            server.close(r);
+            server.closeAllConnections();
+          }),
       });
     }),
   );
@@ -66,19 +74,29 @@ function ownDevServerPids() {
   const mine = new Set(procs.filter((p) => p.cmd.includes("wrangler") && p.cmd.includes(`--port ${PORT} `)).map((p) => p.pid));
   for (let grew = true; grew; ) {
     grew = false;
-    for (const p of procs) if (mine.has(p.ppid) && !mine.has(p.pid)) (mine.add(p.pid), (grew = true));
+    for (const p of procs) {
+      if (!mine.has(p.ppid) || mine.has(p.pid)) continue;
+      mine.add(p.pid);
+      grew = true;
+    }
   }
   return [...mine];
 }
 
 export default async function run() {
   const receiver = await startReceiver();
-  const server = await startDevServer({ port: PORT, vars: { WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"), WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_ALLOW_INSECURE: "true" } });
+  const server = await startDevServer({
+    port: PORT,
+    vars: { WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"), WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_ALLOW_INSECURE: "true" },
+  });
   try {
     const team = await server.createTeam("enterprise");
     const token = team.tokens.full.token;
     const api = (path, init = {}) =>
-      fetch(`${server.url}/api/v1${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...(init.headers ?? {}) } });
+      fetch(`${server.url}/api/v1${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...(init.headers ?? {}) },
+      });
     const secrets = new Map();
     const hooks = [];
     for (let i = 0; i < 25; i++) {
@@ -98,9 +116,15 @@ export default async function run() {
       const { data } = await res.json();
       const t1 = performance.now();
       const got = await receiver.waitFor((a) => a.id === data.event_id);
-      if (i >= 10) (testLat.push(got.at - t0), reqLat.push(t1 - t0)); // first 10 warm up
+      // The first 10 warm up.
+      if (i >= 10) {
+        testLat.push(got.at - t0);
+        reqLat.push(t1 - t0);
+      }
     }
-    console.log(`POST /webhooks/{id}/test -> received: p50 ${ms(pct(testLat, 50))}  p99 ${ms(pct(testLat, 99))}  (whole request p50 ${ms(pct(reqLat, 50))}), n=${testLat.length}`);
+    console.log(
+      `POST /webhooks/{id}/test -> received: p50 ${ms(pct(testLat, 50))}  p99 ${ms(pct(testLat, 99))}  (whole request p50 ${ms(pct(reqLat, 50))}), n=${testLat.length}`,
+    );
 
     // (2) Through the outbox and the queue: one domain.created event, 25 endpoints.
     const queueLat = [];
@@ -112,11 +136,14 @@ export default async function run() {
       const first = await receiver.waitFor((a) => a.path === "/hook/0" && a.body.includes(name));
       queueLat.push(first.at - t0);
     }
-    console.log(`POST /domains -> domain.created received via queue (fan-out + deliver): p50 ${ms(pct(queueLat, 50))}  p99 ${ms(pct(queueLat, 99))}, n=${queueLat.length}`);
+    console.log(
+      `POST /domains -> domain.created received via queue (fan-out + deliver): p50 ${ms(pct(queueLat, 50))}  p99 ${ms(pct(queueLat, 99))}, n=${queueLat.length}`,
+    );
 
     // Let the other 24 copies of those events arrive before measuring the burst.
     const settle = Date.now() + 60_000;
-    while (receiver.arrivals.filter((a) => a.body.includes('"lat-')).length < 10 * hooks.length && Date.now() < settle) await new Promise((r) => setTimeout(r, 100));
+    while (receiver.arrivals.filter((a) => a.body.includes('"lat-')).length < 10 * hooks.length && Date.now() < settle)
+      await new Promise((r) => setTimeout(r, 100));
 
     // (3) Sustained: a burst of events, each fanned out to 25 endpoints.
     const events = 80;
@@ -140,7 +167,9 @@ export default async function run() {
     const got = receiver.arrivals.slice(before);
     const last = Math.max(...got.map((a) => a.at));
     const seconds = (last - t0) / 1000;
-    console.log(`burst: ${events} events x ${hooks.length} endpoints = ${expected} deliveries; received ${got.length} in ${seconds.toFixed(1)} s (events posted in ${((posted - t0) / 1000).toFixed(1)} s) -> ${(got.length / seconds).toFixed(0)} deliveries/s sustained`);
+    console.log(
+      `burst: ${events} events x ${hooks.length} endpoints = ${expected} deliveries; received ${got.length} in ${seconds.toFixed(1)} s (events posted in ${((posted - t0) / 1000).toFixed(1)} s) -> ${(got.length / seconds).toFixed(0)} deliveries/s sustained`,
+    );
     const ids = new Set(got.map((a) => `${a.path} ${a.id}`));
     console.log(`duplicates (same endpoint and webhook-id twice): ${got.length - ids.size}`);
 

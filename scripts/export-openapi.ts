@@ -9,4 +9,6 @@ mkdirSync(out, { recursive: true });
 const docs = openApiDocuments(createApp(), null);
 writeFileSync(new URL("openapi.json", out), `${JSON.stringify(docs.team, null, 2)}\n`);
 writeFileSync(new URL("operator.json", out), `${JSON.stringify(docs.operator, null, 2)}\n`);
-console.log(`openapi: ${Object.keys(docs.team.paths ?? {}).length} team paths, ${Object.keys(docs.operator.paths ?? {}).length} operator paths written to dist/openapi/`);
+console.log(
+  `openapi: ${Object.keys(docs.team.paths ?? {}).length} team paths, ${Object.keys(docs.operator.paths ?? {}).length} operator paths written to dist/openapi/`,
+);

@@ -15,7 +15,10 @@ const s = await startDevServer({ port: 8805, vars: { DOH_RESOLVERS: dohUrl } });
 try {
   const team = await s.createTeam("enterprise");
   const tok = team.tokens.full.token;
-  const api = (p, init = {}) => fetch(`${s.url}/api/v1${p}`, { ...init, headers: { authorization: `Bearer ${tok}`, "content-type": "application/json", ...(init.headers ?? {}) } }).then(async (r) => [r.status, await r.json().catch(() => null)]);
+  const api = (p, init = {}) =>
+    fetch(`${s.url}/api/v1${p}`, { ...init, headers: { authorization: `Bearer ${tok}`, "content-type": "application/json", ...(init.headers ?? {}) } }).then(
+      async (r) => [r.status, await r.json().catch(() => null)],
+    );
   const [st, created] = await api("/domains", { method: "POST", body: JSON.stringify({ name: "E2E.example." }) });
   console.log("add", st, created?.data?.name, created?.data?.verification);
   const id = created.data.id;
@@ -26,7 +29,10 @@ try {
   for (let i = 0; i < 20; i++) {
     await new Promise((r) => setTimeout(r, 1000));
     const [, d] = await api(`/domains/${id}`);
-    if (d?.data?.last_checked_at) { console.log("checked:", d.data.score, d.data.grade, d.data.dmarc_policy, "fixes", d.data.fixes?.length); break; }
+    if (d?.data?.last_checked_at) {
+      console.log("checked:", d.data.score, d.data.grade, d.data.dmarc_policy, "fixes", d.data.fixes?.length);
+      break;
+    }
   }
   console.log("checks", JSON.stringify((await api(`/domains/${id}/checks`))[1]?.meta));
   console.log("dkim", JSON.stringify((await api(`/domains/${id}/dkim`))[1]?.data?.summary));

@@ -54,12 +54,21 @@ if (!team) {
   team = d1(`INSERT INTO teams (name, plan, owner_email, created_at) VALUES (${sql(DEV_TEAM)}, 'enterprise', 'dev@localhost', ${now}) RETURNING id`)[0];
   saved = null;
 }
-const hashes = saved ? d1(`SELECT count(*) AS n FROM tokens WHERE team_id = ${team.id} AND revoked_at IS NULL AND token_hash IN (${[saved.full, saved.read_only].map((t) => sql(createHash("sha256").update(t).digest("hex"))).join(",")})`)[0] : null;
+const hashes = saved
+  ? d1(
+      `SELECT count(*) AS n FROM tokens WHERE team_id = ${team.id} AND revoked_at IS NULL AND token_hash IN (${[saved.full, saved.read_only].map((t) => sql(createHash("sha256").update(t).digest("hex"))).join(",")})`,
+    )[0]
+  : null;
 if (!saved || saved.team_id !== team.id || hashes?.n !== 2) {
   saved = { team_id: team.id, full: `eam_${base62(40)}`, read_only: `eam_${base62(40)}` };
-  for (const [scope, token] of [["full", saved.full], ["read_only", saved.read_only]]) {
+  for (const [scope, token] of [
+    ["full", saved.full],
+    ["read_only", saved.read_only],
+  ]) {
     const hash = createHash("sha256").update(token).digest("hex");
-    d1(`INSERT INTO tokens (team_id, name, scope, token_hash, prefix, created_at) VALUES (${team.id}, ${sql(`Local ${scope} token`)}, '${scope}', '${hash}', ${sql(token.slice(0, 12))}, ${now})`);
+    d1(
+      `INSERT INTO tokens (team_id, name, scope, token_hash, prefix, created_at) VALUES (${team.id}, ${sql(`Local ${scope} token`)}, '${scope}', '${hash}', ${sql(token.slice(0, 12))}, ${now})`,
+    );
   }
   mkdirSync(".wrangler", { recursive: true });
   writeFileSync(TOKENS_FILE, JSON.stringify(saved, null, 2));
@@ -76,6 +85,9 @@ Dev team #${team.id} (enterprise plan) is ready.
   Cron locally:    curl "${url}/__scheduled?cron=*+*+*+*+*"
 `);
 
-const dev = spawn("npx", ["wrangler", "dev", "--port", PORT, "--inspector-port", INSPECTOR_PORT, "--ip", "127.0.0.1", "--test-scheduled"], { env: QUIET, stdio: "inherit" });
+const dev = spawn("npx", ["wrangler", "dev", "--port", PORT, "--inspector-port", INSPECTOR_PORT, "--ip", "127.0.0.1", "--test-scheduled"], {
+  env: QUIET,
+  stdio: "inherit",
+});
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => dev.kill(sig));
 dev.on("exit", (code) => process.exit(code ?? 0));

@@ -8,7 +8,7 @@ export type Api = OpenAPIHono<AppEnv>;
 
 export function createRouter(): Api {
   return new OpenAPIHono<AppEnv>({
-    defaultHook: (result, c) => {
+    defaultHook: (result, _c) => {
       if (result.success) return;
       // A malformed path id is an unknown id, not a schema error.
       if (result.target === "param") throw notFound();
@@ -16,4 +16,3 @@ export function createRouter(): Api {
     },
   });
 }
-

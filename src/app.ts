@@ -1,6 +1,5 @@
 // createApp(): the Hono application, its error model, the OpenAPI document and the API reference.
 import { HTTPException } from "hono/http-exception";
-import type { AppEnv } from "./context";
 import { createRouter, type Api } from "./app-router";
 import { ApiError, internalError } from "./lib/errors";
 import { errorResponse } from "./middleware/error-response";
@@ -74,7 +73,9 @@ export function createApp(): Api {
       const status = error.status === 413 ? 413 : 400;
       return errorResponse(c, new ApiError(status, status === 413 ? "payload_too_large" : "bad_request", error.message || "Bad request."));
     }
-    console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), error: String(error), stack: error instanceof Error ? error.stack : undefined }));
+    console.error(
+      JSON.stringify({ level: "error", requestId: c.get("requestId"), error: String(error), stack: error instanceof Error ? error.stack : undefined }),
+    );
     return errorResponse(c, internalError());
   });
   return app;

@@ -25,7 +25,10 @@ const INFO = {
 const TAGS = [
   { name: "Account", description: "The calling token's team, plan, limits and usage." },
   { name: "Domains", description: "Monitored domains, ownership verification, checks, history and diffs." },
-  { name: "DKIM", description: "A domain's DKIM selector inventory and key history; tools to verify a message, generate a key pair and look up any domain's selectors." },
+  {
+    name: "DKIM",
+    description: "A domain's DKIM selector inventory and key history; tools to verify a message, generate a key pair and look up any domain's selectors.",
+  },
   { name: "DMARC", description: "Aggregate-report analytics of a domain." },
   { name: "DMARC ingestion", description: "Where reporters (or a forwarding worker) post DMARC aggregate reports." },
   { name: "Alerts", description: "Open and resolved alerts of the team." },
@@ -54,13 +57,19 @@ export function openApiDocuments(app: OpenAPIHono<AppEnv>, siteUrl: string | nul
   const { webhooks: _events, ...withoutWebhooks } = full;
   const operator: Document = {
     ...withoutWebhooks,
-    info: { ...INFO, title: "Email Authentication Monitoring: operator API", description: "Teams, tokens and plans. Every path needs the ADMIN_TOKEN secret as a bearer token." },
+    info: {
+      ...INFO,
+      title: "Email Authentication Monitoring: operator API",
+      description: "Teams, tokens and plans. Every path needs the ADMIN_TOKEN secret as a bearer token.",
+    },
     tags: [{ name: "Admin", description: "Operator operations (ADMIN_TOKEN)." }],
     paths: pick(isOperator),
     components: {
       schemas: referencedSchemas(pick(isOperator), full.components?.schemas ?? {}),
       headers: Object.fromEntries(
-        Object.entries(full.components?.headers ?? {}).filter(([name]) => JSON.stringify(pick(isOperator)).includes(`#/components/headers/${name}"`) || name === "X-Request-Id"),
+        Object.entries(full.components?.headers ?? {}).filter(
+          ([name]) => JSON.stringify(pick(isOperator)).includes(`#/components/headers/${name}"`) || name === "X-Request-Id",
+        ),
       ),
       responses: full.components?.responses,
       securitySchemes: { adminToken } as NonNullable<Document["components"]>["securitySchemes"],
@@ -75,7 +84,10 @@ export function openApiDocuments(app: OpenAPIHono<AppEnv>, siteUrl: string | nul
 function referencedSchemas(root: unknown, schemas: Record<string, unknown>): Record<string, never> {
   const out: Record<string, unknown> = {};
   const walk = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(walk);
+    if (Array.isArray(node)) {
+      for (const n of node) walk(n);
+      return;
+    }
     if (node === null || typeof node !== "object") return;
     for (const [k, v] of Object.entries(node)) {
       const name = k === "$ref" && typeof v === "string" ? /^#\/components\/schemas\/(.+)$/.exec(v)?.[1] : undefined;
@@ -90,7 +102,10 @@ function referencedSchemas(root: unknown, schemas: Record<string, unknown>): Rec
 }
 
 const SHARED_HEADERS: Record<string, { description: string; schema: { type: "integer" | "string" } }> = {
-  "X-Request-Id": { description: "This response's id (the caller's own X-Request-Id when it sent a sane one); also `request_id` in error bodies.", schema: { type: "string" } },
+  "X-Request-Id": {
+    description: "This response's id (the caller's own X-Request-Id when it sent a sane one); also `request_id` in error bodies.",
+    schema: { type: "string" },
+  },
   "X-RateLimit-Limit": { description: "Requests allowed per minute.", schema: { type: "integer" } },
   "X-RateLimit-Remaining": { description: "Requests left in this minute.", schema: { type: "integer" } },
   "X-RateLimit-Reset": { description: "Seconds until the minute window resets.", schema: { type: "integer" } },
@@ -110,7 +125,11 @@ function withSharedResponseParts(doc: Document): Document {
   components.headers = { ...((components.headers as Json | undefined) ?? {}), ...SHARED_HEADERS };
   components.responses = {
     ...((components.responses as Json | undefined) ?? {}),
-    Error: { description: "Any other error, in the one error envelope.", headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } }, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+    Error: {
+      description: "Any other error, in the one error envelope.",
+      headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } },
+      content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+    },
   };
   for (const item of Object.values((doc.paths ?? {}) as Record<string, Json>)) {
     for (const [method, op] of Object.entries(item)) {

@@ -22,7 +22,19 @@ export async function startDevServer({ port = 8799, vars = {} } = {}) {
   if (mig.status !== 0) throw new Error(`migrations failed: ${mig.stderr}`);
   const adminToken = "bench-admin-token-0123456789abcdefghijk"; // at least 32 characters (docs/limits.md)
   const allVars = { ADMIN_TOKEN: adminToken, WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_ALLOW_INSECURE: "true", ...vars };
-  const args = ["wrangler", "dev", "--port", String(port), "--inspector-port", String(port + 1000), "--ip", "127.0.0.1", "--persist-to", persist, "--test-scheduled"];
+  const args = [
+    "wrangler",
+    "dev",
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(port + 1000),
+    "--ip",
+    "127.0.0.1",
+    "--persist-to",
+    persist,
+    "--test-scheduled",
+  ];
   for (const [k, v] of Object.entries(allVars)) args.push("--var", `${k}:${v}`);
   // Its own process group, so that stop() ends wrangler and workerd, not only npx.
   const child = spawn("npx", args, { env: QUIET, stdio: ["ignore", "pipe", "pipe"], detached: true });

@@ -11,8 +11,13 @@ const norm = (n) => n.toLowerCase().replace(/\.$/, "");
 
 function soa(name) {
   const apex = name.split(".").slice(-2).join(".");
-  return { name: apex, type: TYPE.SOA, class: CLASS_IN, ttl: 3600,
-    data: { kind: "SOA", mname: `ns1.${apex}`, rname: `hostmaster.${apex}`, serial: 1, refresh: 7200, retry: 900, expire: 1209600, minimum: 60 } };
+  return {
+    name: apex,
+    type: TYPE.SOA,
+    class: CLASS_IN,
+    ttl: 3600,
+    data: { kind: "SOA", mname: `ns1.${apex}`, rname: `hostmaster.${apex}`, serial: 1, refresh: 7200, retry: 900, expire: 1209600, minimum: 60 },
+  };
 }
 
 /** What a recursive resolver returns: the CNAME chain, then the RRset; SOA in negative answers (RFC 2308 §3). */
@@ -72,7 +77,12 @@ export async function startDohServer({ zone, delayMs = 20, ttl = 300, port = 0 }
       const entry = { name: norm(q.name), type: typeName(q.type), received, answered: 0 };
       log.push(entry);
       const a = answerFor(map, entry.name, q.type, ttl);
-      const bytes = encodeResponse({ header: { id: decoded.value.header.id, rcode: a.rcode, flags: { rd: true } }, question: [q], answer: a.answer, authority: a.authority });
+      const bytes = encodeResponse({
+        header: { id: decoded.value.header.id, rcode: a.rcode, flags: { rd: true } },
+        question: [q],
+        answer: a.answer,
+        authority: a.authority,
+      });
       setTimeout(() => {
         entry.answered = performance.now();
         if (!bytes.ok) res.writeHead(500).end(bytes.error);
@@ -89,7 +99,11 @@ export async function startDohServer({ zone, delayMs = 20, ttl = 300, port = 0 }
     reset: () => log.splice(0),
     /** Publishes (or replaces) a name's records while the server runs. */
     set: (name, records) => map.set(norm(name), records),
-    stop: () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(resolve); }),
+    stop: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections?.();
+        server.close(resolve);
+      }),
   };
 }
 

@@ -21,7 +21,10 @@ for (;;) {
 gz.push(new Uint8Array(0), true);
 const body = new Uint8Array(parts.reduce((a, p) => a + p.length, 0));
 let at = 0;
-for (const p of parts) body.set(p, (at += p.length) - p.length);
+for (const p of parts) {
+  body.set(p, at);
+  at += p.length;
+}
 parts.length = 0;
 
 global.gc();
@@ -34,12 +37,28 @@ let held = [];
 let current = [];
 let size = 0;
 for (const row of r.value.rows) {
-  const j = JSON.stringify([row.day, row.sourceIp, row.headerFrom, row.disposition, row.dmarcDkim, row.dmarcSpf, row.dkimDomain, row.dkimSelector, row.dkimResult, row.spfDomain, row.spfResult, row.messages]);
+  const j = JSON.stringify([
+    row.day,
+    row.sourceIp,
+    row.headerFrom,
+    row.disposition,
+    row.dmarcDkim,
+    row.dmarcSpf,
+    row.dkimDomain,
+    row.dkimSelector,
+    row.dkimResult,
+    row.spfDomain,
+    row.spfResult,
+    row.messages,
+  ]);
   if (size + j.length > 192 * 1024) {
     held.push(`[${current.join(",")}]`);
     current = [];
     size = 0;
-    if (held.length === 10) (chunks += held.length), (held = []);
+    if (held.length === 10) {
+      chunks += held.length;
+      held = [];
+    }
   }
   current.push(j);
   size += j.length + 1;
@@ -47,4 +66,6 @@ for (const row of r.value.rows) {
 const ms = performance.now() - t0;
 global.gc();
 const live = process.memoryUsage().heapUsed - base;
-console.log(`under a 128 MB V8 heap cap: ${r.value.totals.records} records from ${mb(body.length)} MB of gzip parsed and chunked (${chunks + held.length + 1} insert chunks) in ${ms.toFixed(0)} ms; live heap with every aggregated row held: ${mb(live)} MB`);
+console.log(
+  `under a 128 MB V8 heap cap: ${r.value.totals.records} records from ${mb(body.length)} MB of gzip parsed and chunked (${chunks + held.length + 1} insert chunks) in ${ms.toFixed(0)} ms; live heap with every aggregated row held: ${mb(live)} MB`,
+);

@@ -5,7 +5,10 @@ import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 const ms = (name: string) => integer(name, { mode: "timestamp_ms" });
-const createdAt = () => ms("created_at").notNull().$defaultFn(() => new Date());
+const createdAt = () =>
+  ms("created_at")
+    .notNull()
+    .$defaultFn(() => new Date());
 const bool = (name: string) => integer(name, { mode: "boolean" });
 
 import { PLANS, type Plan } from "../lib/plans";
@@ -26,7 +29,9 @@ export const tokens = sqliteTable(
   "tokens",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    teamId: integer("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     scope: text("scope", { enum: TOKEN_SCOPES }).notNull(),
     tokenHash: text("token_hash").notNull(), // hex SHA-256 of the whole token; the token itself is never stored
@@ -42,7 +47,9 @@ export const domains = sqliteTable(
   "domains",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    teamId: integer("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     client: text("client"),
     verified: bool("verified").notNull().default(false),
@@ -77,7 +84,9 @@ export const checks = sqliteTable(
   "checks",
   {
     id: text("id").primaryKey(), // chk_..., named by the queue message so redelivery is idempotent
-    domainId: integer("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
+    domainId: integer("domain_id")
+      .notNull()
+      .references(() => domains.id, { onDelete: "cascade" }),
     status: text("status", { enum: ["completed", "failed"] }).notNull(),
     trigger: text("trigger", { enum: ["scheduled", "manual", "verify"] }).notNull(),
     score: integer("score"),
@@ -97,8 +106,12 @@ export const diffs = sqliteTable(
   "diffs",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    domainId: integer("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
-    checkId: text("check_id").notNull().references(() => checks.id, { onDelete: "cascade" }),
+    domainId: integer("domain_id")
+      .notNull()
+      .references(() => domains.id, { onDelete: "cascade" }),
+    checkId: text("check_id")
+      .notNull()
+      .references(() => checks.id, { onDelete: "cascade" }),
     category: text("category").notNull(),
     field: text("field").notNull(),
     before: text("before"),
@@ -113,11 +126,15 @@ export const dkimSelectors = sqliteTable(
   "dkim_selectors",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    domainId: integer("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
+    domainId: integer("domain_id")
+      .notNull()
+      .references(() => domains.id, { onDelete: "cascade" }),
     selector: text("selector").notNull(),
     source: text("source", { enum: ["discovered", "manual", "dmarc"] }).notNull(),
     status: text("status", { enum: ["active", "invalid", "revoked", "missing", "pending"] }).notNull(),
-    health: text("health", { enum: ["pass", "warning", "fail"] }).notNull().default("warning"),
+    health: text("health", { enum: ["pass", "warning", "fail"] })
+      .notNull()
+      .default("warning"),
     provider: text("provider"),
     delegatedTo: text("delegated_to"),
     record: text("record"),
@@ -146,7 +163,9 @@ export const dkimKeys = sqliteTable(
   "dkim_keys",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    selectorId: integer("selector_id").notNull().references(() => dkimSelectors.id, { onDelete: "cascade" }),
+    selectorId: integer("selector_id")
+      .notNull()
+      .references(() => dkimSelectors.id, { onDelete: "cascade" }),
     fingerprint: text("fingerprint").notNull(),
     type: text("type").notNull(),
     bits: integer("bits"),
@@ -163,7 +182,9 @@ export const dmarcReports = sqliteTable(
   "dmarc_reports",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    domainId: integer("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
+    domainId: integer("domain_id")
+      .notNull()
+      .references(() => domains.id, { onDelete: "cascade" }),
     orgName: text("org_name").notNull(),
     reportId: text("report_id").notNull(),
     email: text("email"),
@@ -187,7 +208,9 @@ export const dmarcReports = sqliteTable(
 export const dmarcRefusals = sqliteTable(
   "dmarc_refusals",
   {
-    domainId: integer("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
+    domainId: integer("domain_id")
+      .notNull()
+      .references(() => domains.id, { onDelete: "cascade" }),
     day: text("day").notNull(), // YYYY-MM-DD (UTC)
     reason: text("reason").notNull(),
     count: integer("count").notNull(),
@@ -200,8 +223,12 @@ export const dmarcRows = sqliteTable(
   "dmarc_rows",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    reportId: integer("report_id").notNull().references(() => dmarcReports.id, { onDelete: "cascade" }),
-    domainId: integer("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
+    reportId: integer("report_id")
+      .notNull()
+      .references(() => dmarcReports.id, { onDelete: "cascade" }),
+    domainId: integer("domain_id")
+      .notNull()
+      .references(() => domains.id, { onDelete: "cascade" }),
     day: text("day").notNull(), // YYYY-MM-DD (UTC)
     sourceIp: text("source_ip").notNull(),
     headerFrom: text("header_from"),
@@ -222,7 +249,9 @@ export const alerts = sqliteTable(
   "alerts",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    teamId: integer("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
     domainId: integer("domain_id").references(() => domains.id, { onDelete: "cascade" }),
     kind: text("kind", { enum: ["drift", "blacklist", "dmarc_failure_spike", "expiry", "dkim", "ownership"] }).notNull(),
     subject: text("subject").notNull(), // what the alert is about, for "one open alert per subject"
@@ -231,14 +260,14 @@ export const alerts = sqliteTable(
     body: text("body"),
     occurrences: integer("occurrences").notNull().default(1),
     createdAt: createdAt(),
-    updatedAt: ms("updated_at").notNull().$defaultFn(() => new Date()),
+    updatedAt: ms("updated_at")
+      .notNull()
+      .$defaultFn(() => new Date()),
     resolvedAt: ms("resolved_at"),
   },
   (t) => [
     index("alerts_team_created_idx").on(t.teamId, t.createdAt),
-    uniqueIndex("alerts_open_subject_uq")
-      .on(t.teamId, t.domainId, t.kind, t.subject)
-      .where(sql`resolved_at IS NULL`),
+    uniqueIndex("alerts_open_subject_uq").on(t.teamId, t.domainId, t.kind, t.subject).where(sql`resolved_at IS NULL`),
   ],
 );
 
@@ -246,7 +275,9 @@ export const webhookEndpoints = sqliteTable(
   "webhook_endpoints",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    teamId: integer("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
     url: text("url").notNull(),
     description: text("description"),
     events: text("events", { mode: "json" }).$type<string[]>().notNull(),
@@ -270,25 +301,28 @@ export const events = sqliteTable(
   "events",
   {
     id: text("id").primaryKey(), // evt_...
-    teamId: integer("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
     domainId: integer("domain_id"), // no FK: domain.deleted outlives its domain
     type: text("type").notNull(),
     payload: text("payload", { mode: "json" }).notNull(), // the full outbound body
     createdAt: createdAt(),
     fannedOutAt: ms("fanned_out_at"),
   },
-  (t) => [
-    index("events_pending_fanout_idx").on(t.fannedOutAt, t.createdAt),
-    index("events_team_created_idx").on(t.teamId, t.createdAt),
-  ],
+  (t) => [index("events_pending_fanout_idx").on(t.fannedOutAt, t.createdAt), index("events_team_created_idx").on(t.teamId, t.createdAt)],
 );
 
 export const deliveries = sqliteTable(
   "deliveries",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    endpointId: integer("endpoint_id").notNull().references(() => webhookEndpoints.id, { onDelete: "cascade" }),
-    eventId: text("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    endpointId: integer("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    eventId: text("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
     teamId: integer("team_id").notNull(),
     eventType: text("event_type").notNull(),
     status: text("status", { enum: ["pending", "delivered", "failed"] }).notNull(),
@@ -301,7 +335,9 @@ export const deliveries = sqliteTable(
     nextRetryAt: ms("next_retry_at"),
     deliveredAt: ms("delivered_at"),
     createdAt: createdAt(),
-    updatedAt: ms("updated_at").notNull().$defaultFn(() => new Date()),
+    updatedAt: ms("updated_at")
+      .notNull()
+      .$defaultFn(() => new Date()),
   },
   (t) => [
     uniqueIndex("deliveries_event_endpoint_uq").on(t.eventId, t.endpointId),
@@ -316,7 +352,9 @@ export const notifications = sqliteTable(
   "notifications",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    teamId: integer("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
     kind: text("kind").notNull(),
     recipient: text("recipient").notNull(),
     subject: text("subject").notNull(),

@@ -46,7 +46,14 @@ export class RateLimiter extends DurableObject {
 
     if (quotaUsed >= limits.perMonth) {
       const retry = secondsToNextMonth(now);
-      return { ...base, allowed: false, reason: "quota_exceeded", remaining: Math.max(0, limits.perMinute - minute.count), quotaUsed, retryAfterSeconds: retry };
+      return {
+        ...base,
+        allowed: false,
+        reason: "quota_exceeded",
+        remaining: Math.max(0, limits.perMinute - minute.count),
+        quotaUsed,
+        retryAfterSeconds: retry,
+      };
     }
     if (minute.count >= limits.perMinute) {
       return { ...base, allowed: false, reason: "rate_limited", remaining: 0, quotaUsed, retryAfterSeconds: resetSeconds };

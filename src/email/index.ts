@@ -39,7 +39,11 @@ export async function handleEmail(message: ForwardableEmailMessage, env: Env, _c
  * character become a space, so report content can never inject reply lines.
  */
 export const smtpReason = (reason: string): string =>
-  reason.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").replace(/ {2,}/g, " ").trim().slice(0, 200);
+  reason
+    .replace(/\p{Cc}+/gu, " ")
+    .replace(/ {2,}/g, " ")
+    .trim()
+    .slice(0, 200);
 
 export async function receiveReportMail(svc: Services, message: ForwardableEmailMessage): Promise<void> {
   const reject = (reason: string) => message.setReject(smtpReason(reason));

@@ -61,9 +61,6 @@ export const forbidden = (message = "This token may not perform this operation."
 export const notFound = (what = "Resource") => new ApiError(404, "not_found", `${what} not found.`);
 export const conflict = (message: string, code: ErrorCode = "conflict") => new ApiError(409, code, message);
 export const payloadTooLarge = (message: string) => new ApiError(413, "payload_too_large", message);
-export const unsupportedMediaType = () =>
-  new ApiError(415, "unsupported_media_type", "Send the request body as application/json.");
-export const validationFailed = (errors: FieldErrors, message = "The request is invalid.") =>
-  new ApiError(422, "validation_failed", message, errors);
-export const dependencyUnavailable = (message = "No DNS resolver could be reached; try again shortly.") =>
-  new ApiError(503, "dependency_unavailable", message);
+export const unsupportedMediaType = () => new ApiError(415, "unsupported_media_type", "Send the request body as application/json.");
+export const validationFailed = (errors: FieldErrors, message = "The request is invalid.") => new ApiError(422, "validation_failed", message, errors);
+export const dependencyUnavailable = (message = "No DNS resolver could be reached; try again shortly.") => new ApiError(503, "dependency_unavailable", message);

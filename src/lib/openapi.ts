@@ -8,7 +8,10 @@ export const ErrorBody = z
   .object({
     message: z.string().openapi({ example: "Domain not found." }),
     code: z.enum(ERROR_CODES).openapi({ example: "not_found" }),
-    request_id: z.string().optional().openapi({ description: "The X-Request-Id of this response, for support.", example: "0f6c2b8e-3c1d-4f1e-9a53-6a3f1d2b7c41" }),
+    request_id: z
+      .string()
+      .optional()
+      .openapi({ description: "The X-Request-Id of this response, for support.", example: "0f6c2b8e-3c1d-4f1e-9a53-6a3f1d2b7c41" }),
     errors: z
       .record(z.string(), z.array(z.string()))
       .optional()

@@ -3,13 +3,7 @@ import { z } from "@hono/zod-openapi";
 
 export const PaginationQuery = z.object({
   page: z.coerce.number().int().min(1).default(1).openapi({ description: "Page number, from 1.", example: 1 }),
-  per_page: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(200)
-    .default(25)
-    .openapi({ description: "Items per page, 1 to 200.", example: 25 }),
+  per_page: z.coerce.number().int().min(1).max(200).default(25).openapi({ description: "Items per page, 1 to 200.", example: 25 }),
 });
 export type PaginationQuery = z.infer<typeof PaginationQuery>;
 

@@ -43,10 +43,7 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   c.set("ctx", { teamId: found.team.id, scope: found.token.scope, actor: { kind: "token", id: String(found.token.id) } });
 
   if (!rate.allowed) {
-    const message =
-      rate.reason === "quota_exceeded"
-        ? "Monthly request quota exhausted for this plan."
-        : "Rate limit exceeded; retry after the window resets.";
+    const message = rate.reason === "quota_exceeded" ? "Monthly request quota exhausted for this plan." : "Rate limit exceeded; retry after the window resets.";
     throw new ApiError(429, rate.reason ?? "rate_limited", message, undefined, { "Retry-After": String(rate.retryAfterSeconds) });
   }
   if (found.token.scope === "read_only" && !readOnlyMayCall(c.req.method, c.req.path)) {

@@ -4,7 +4,7 @@ import { createServices } from "../services";
 import { consumeChecks, consumeChecksDlq } from "./checks";
 import { handleDeliveriesDlq, handleDeliveriesQueue } from "./deliveries";
 
-export async function handleQueue(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext): Promise<void> {
+export async function handleQueue(batch: MessageBatch<unknown>, env: Env, _ctx: ExecutionContext): Promise<void> {
   switch (batch.queue) {
     case "emailauth-checks":
       return consumeChecks(batch, createServices(env));

@@ -15,7 +15,10 @@ export type Publish<T extends Statements> = readonly (string | null)[] | ((resul
 export async function commit<T extends Statements>(svc: Services, statements: T, publish: Publish<T> = []): Promise<BatchResponse<T>> {
   const results = await svc.db.batch(statements);
   const ids = typeof publish === "function" ? publish(results) : publish;
-  await publishEvents(svc, ids.filter((id): id is string => id !== null));
+  await publishEvents(
+    svc,
+    ids.filter((id): id is string => id !== null),
+  );
   return results;
 }
 

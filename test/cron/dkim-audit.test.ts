@@ -10,11 +10,20 @@ import { eventsOf, insertDomain, services } from "../services/dkim-inventory/hel
 
 const DAY = 86_400_000;
 let teamId: number;
-beforeAll(async () => { teamId = (await makeTeam()).id; });
+beforeAll(async () => {
+  teamId = (await makeTeam()).id;
+});
 
 const selector = (domainId: number, name: string, o: Partial<typeof dkimSelectors.$inferInsert>) => ({
-  domainId, selector: name, source: "discovered" as const, status: "active" as const, keyType: "rsa", keyBits: 2048,
-  keyFingerprint: `fp-${name}`, keyFirstSeenAt: new Date(Date.now() - 200 * DAY), ...o,
+  domainId,
+  selector: name,
+  source: "discovered" as const,
+  status: "active" as const,
+  keyType: "rsa",
+  keyBits: 2048,
+  keyFingerprint: `fp-${name}`,
+  keyFirstSeenAt: new Date(Date.now() - 200 * DAY),
+  ...o,
 });
 
 describe("daily DKIM key audit", () => {
@@ -22,19 +31,30 @@ describe("daily DKIM key audit", () => {
     let now = new Date();
     const svc = services(() => now);
     const domain = await insertDomain(svc, teamId);
-    await svc.db.insert(dkimSelectors).values([
-      selector(domain.id, "old", { keyFirstSeenAt: new Date(now.getTime() - 200 * DAY) }),
-      selector(domain.id, "exactly180", { keyFirstSeenAt: new Date(now.getTime() - 180 * DAY) }),
-      selector(domain.id, "young", { keyFirstSeenAt: new Date(now.getTime() - 100 * DAY) }),
-      selector(domain.id, "revoked", { status: "revoked", keyFingerprint: null }),
-      selector(domain.id, "gone", { status: "missing", keyFingerprint: null }),
-    ]);
+    await svc.db
+      .insert(dkimSelectors)
+      .values([
+        selector(domain.id, "old", { keyFirstSeenAt: new Date(now.getTime() - 200 * DAY) }),
+        selector(domain.id, "exactly180", { keyFirstSeenAt: new Date(now.getTime() - 180 * DAY) }),
+        selector(domain.id, "young", { keyFirstSeenAt: new Date(now.getTime() - 100 * DAY) }),
+        selector(domain.id, "revoked", { status: "revoked", keyFingerprint: null }),
+        selector(domain.id, "gone", { status: "missing", keyFingerprint: null }),
+      ]);
 
     await runDkimAudit(svc);
     let evs = (await eventsOf(svc, domain.id)).filter((e) => e.type === "dkim.key.stale");
     expect(evs.map((e) => e.data.selector).sort()).toEqual(["exactly180", "old"]);
-    expect(evs.find((e) => e.data.selector === "old")?.data).toMatchObject({ domain: { id: domain.id, name: domain.name }, fingerprint: "fp-old", age_days: 200, threshold_days: 180 });
-    const [old] = await svc.db.select().from(dkimSelectors).where(eq(dkimSelectors.selector, "old")).then((r) => r.filter((x) => x.domainId === domain.id));
+    expect(evs.find((e) => e.data.selector === "old")?.data).toMatchObject({
+      domain: { id: domain.id, name: domain.name },
+      fingerprint: "fp-old",
+      age_days: 200,
+      threshold_days: 180,
+    });
+    const [old] = await svc.db
+      .select()
+      .from(dkimSelectors)
+      .where(eq(dkimSelectors.selector, "old"))
+      .then((r) => r.filter((x) => x.domainId === domain.id));
     expect(old?.staleNotifiedAt).toEqual(now);
 
     await runDkimAudit(svc);
@@ -45,7 +65,13 @@ describe("daily DKIM key audit", () => {
     now = new Date(now.getTime() + 2 * DAY);
     await runDkimAudit(svc);
     evs = (await eventsOf(svc, domain.id)).filter((e) => e.type === "dkim.key.stale");
-    expect(evs.map((e) => e.data.selector).slice(2).sort(), "re-notified after 30 days").toEqual(["exactly180", "old"]);
+    expect(
+      evs
+        .map((e) => e.data.selector)
+        .slice(2)
+        .sort(),
+      "re-notified after 30 days",
+    ).toEqual(["exactly180", "old"]);
   });
 
   it("stops at the per-run cap and continues on the next run", async () => {

@@ -37,7 +37,10 @@ describe("due checks (cron)", () => {
     const row = await env.DB.prepare("SELECT next_check_at FROM domains WHERE id = ?").bind(due[0]?.id).first<{ next_check_at: number }>();
     expect(row?.next_check_at).toBe(now.getTime() + CHECK_LEASE_MS);
     await runDueChecks(svc);
-    expect(capture.sent.filter((m) => due.some((d) => d.id === m.domain_id)), "a third tick finds nothing due").toHaveLength(2);
+    expect(
+      capture.sent.filter((m) => due.some((d) => d.id === m.domain_id)),
+      "a third tick finds nothing due",
+    ).toHaveLength(2);
   });
 
   it("sends at most 100 messages per sendBatch", async () => {
@@ -47,7 +50,8 @@ describe("due checks (cron)", () => {
     await env.DB.prepare(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 250)
       INSERT INTO domains (team_id, name, verified, verification_token, report_token, next_check_at, created_at)
       SELECT ?1, 'bulk' || i || '-' || ?2 || '.com', 1, 'tok', 'rt' || i || '-' || ?2, ?3, ?3 FROM n`)
-      .bind(team.id, d.id, Date.now() - 1000).run();
+      .bind(team.id, d.id, Date.now() - 1000)
+      .run();
     const spy = capture;
     const out = await runDueChecks(clockedServices(new Date()));
     expect(out.enqueued).toBeGreaterThanOrEqual(250);
@@ -72,14 +76,21 @@ describe("due checks (cron)", () => {
     const d = await addDomain(team);
     const day = 86_400_000;
     const now = Date.now();
-    const ins = (id: string, age: number) => env.DB.prepare("INSERT INTO checks (id, domain_id, status, trigger, posture, queries, created_at) VALUES (?, ?, 'completed', 'scheduled', '{}', 0, ?)")
-      .bind(id, d.id, now - age * day).run();
+    const ins = (id: string, age: number) =>
+      env.DB.prepare("INSERT INTO checks (id, domain_id, status, trigger, posture, queries, created_at) VALUES (?, ?, 'completed', 'scheduled', '{}', 0, ?)")
+        .bind(id, d.id, now - age * day)
+        .run();
     await ins(`chk_old_${d.id}`, 401);
     await ins(`chk_mid_${d.id}`, 40);
     await ins(`chk_last_${d.id}`, 35);
     await env.DB.prepare("UPDATE domains SET last_check_id = ? WHERE id = ?").bind(`chk_last_${d.id}`, d.id).run();
     await pruneChecks(clockedServices(new Date(now)));
-    const rows = await env.DB.prepare("SELECT id, posture IS NULL AS dropped FROM checks WHERE domain_id = ? ORDER BY created_at").bind(d.id).all<{ id: string; dropped: number }>();
-    expect(rows.results).toEqual([{ id: `chk_mid_${d.id}`, dropped: 1 }, { id: `chk_last_${d.id}`, dropped: 0 }]);
+    const rows = await env.DB.prepare("SELECT id, posture IS NULL AS dropped FROM checks WHERE domain_id = ? ORDER BY created_at")
+      .bind(d.id)
+      .all<{ id: string; dropped: number }>();
+    expect(rows.results).toEqual([
+      { id: `chk_mid_${d.id}`, dropped: 1 },
+      { id: `chk_last_${d.id}`, dropped: 0 },
+    ]);
   });
 });

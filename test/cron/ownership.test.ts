@@ -16,12 +16,15 @@ async function verifiedDomain() {
   const d = await addDomain(team, name);
   const zone = { [d.verification.host]: { TXT: [d.verification.value] } };
   const stub = installDohStub(zone);
-  expect((await json<{ data: { verified: boolean } }>(await call(`/api/v1/domains/${d.id}/verify`, { method: "POST", token: team.full }))).data.verified).toBe(true);
+  expect((await json<{ data: { verified: boolean } }>(await call(`/api/v1/domains/${d.id}/verify`, { method: "POST", token: team.full }))).data.verified).toBe(
+    true,
+  );
   stub.restore();
   const token = (await env.DB.prepare("SELECT report_token FROM domains WHERE id = ?").bind(d.id).first<{ report_token: string }>())?.report_token;
   return { team, d, name, address: `${token}@reports.test` };
 }
-const row = (id: number) => env.DB.prepare("SELECT verified, ownership_missing_since AS since FROM domains WHERE id = ?").bind(id).first<{ verified: number; since: number | null }>();
+const row = (id: number) =>
+  env.DB.prepare("SELECT verified, ownership_missing_since AS since FROM domains WHERE id = ?").bind(id).first<{ verified: number; since: number | null }>();
 
 describe("ownership re-check", () => {
   it("after 3 days without the record the domain is pending, takes no report, and says so by alert and event", async () => {
@@ -39,7 +42,10 @@ describe("ownership re-check", () => {
     expect(unverified).toHaveLength(1);
     expect(unverified[0]?.data.record).toMatchObject({ host: d.verification.host, value: d.verification.value });
     stub.restore();
-    const res = await postJson({ recipient: address, content_base64: base64(enc(reportXml({ domain: name, begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count: 1 }] }))) });
+    const res = await postJson({
+      recipient: address,
+      content_base64: base64(enc(reportXml({ domain: name, begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count: 1 }] }))),
+    });
     expect(res.status, "a pending domain takes no reports").toBe(422);
     const view = await json<{ data: { verified: boolean } }>(await call(`/api/v1/domains/${d.id}`, { token: team.full }));
     expect(view.data.verified).toBe(false);

@@ -13,16 +13,25 @@ const dayText = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOS
 
 async function report(domainId: number, daysAgo: number, rows: number): Promise<number> {
   const end = Date.now() - daysAgo * DAY;
-  const r = await env.DB.prepare("INSERT INTO dmarc_reports (domain_id, org_name, report_id, date_begin, date_end, records, messages, status, created_at) VALUES (?, 'r.example', ?, ?, ?, ?, ?, 'complete', ?) RETURNING id")
-    .bind(domainId, `rid-${domainId}-${daysAgo}-${Math.random()}`, end - DAY, end, rows, rows, end).first<{ id: number }>();
+  const r = await env.DB.prepare(
+    "INSERT INTO dmarc_reports (domain_id, org_name, report_id, date_begin, date_end, records, messages, status, created_at) VALUES (?, 'r.example', ?, ?, ?, ?, ?, 'complete', ?) RETURNING id",
+  )
+    .bind(domainId, `rid-${domainId}-${daysAgo}-${Math.random()}`, end - DAY, end, rows, rows, end)
+    .first<{ id: number }>();
   const id = r?.id ?? 0;
   // One INSERT ... SELECT over a recursive counter: many rows without many round trips.
   await env.DB.prepare(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
     INSERT INTO dmarc_rows (report_id, domain_id, day, source_ip, dkim_aligned, spf_aligned, messages) SELECT ?, ?, ?, '192.0.2.1', 1, 1, 1 FROM n`)
-    .bind(rows, id, domainId, dayText(daysAgo)).run();
+    .bind(rows, id, domainId, dayText(daysAgo))
+    .run();
   return id;
 }
-const count = async (sql: string, ...args: unknown[]) => (await env.DB.prepare(sql).bind(...args).first<{ n: number }>())?.n ?? 0;
+const count = async (sql: string, ...args: unknown[]) =>
+  (
+    await env.DB.prepare(sql)
+      .bind(...args)
+      .first<{ n: number }>()
+  )?.n ?? 0;
 
 describe("DMARC retention by plan", () => {
   it("starter keeps 90 days, enterprise 730: older rows and reports go, newer stay, and a backlog larger than one batch is caught up", async () => {

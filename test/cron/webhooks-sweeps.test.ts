@@ -39,7 +39,10 @@ describe("outbox sweep (every minute)", () => {
     const stale = await insertEvent(svc, team.id, "alert.created");
     const fresh = await insertEvent(svc, team.id, "alert.created");
     const done = await insertEvent(svc, team.id, "alert.created");
-    await db().update(events).set({ createdAt: new Date(Date.now() - 2 * MIN) }).where(inArray(events.id, [stale.id, done.id]));
+    await db()
+      .update(events)
+      .set({ createdAt: new Date(Date.now() - 2 * MIN) })
+      .where(inArray(events.id, [stale.id, done.id]));
     await fanOutEvent(svc, done.id);
     q.sent.length = 0;
     await sweepOutbox(svc);
@@ -57,10 +60,22 @@ describe("retry sweep (every minute)", () => {
     for (let i = 0; i < 4; i++) ids.push(...(await fanOutEvent(svc, (await insertEvent(svc, team.id, "alert.created")).id)).created);
     const [lost, recent, neverTried, delivered] = ids as [number, number, number, number];
     const now = Date.now();
-    await db().update(deliveries).set({ attempts: 1, nextRetryAt: new Date(now - 10 * MIN) }).where(eq(deliveries.id, lost));
-    await db().update(deliveries).set({ attempts: 1, nextRetryAt: new Date(now - 1 * MIN) }).where(eq(deliveries.id, recent));
-    await db().update(deliveries).set({ updatedAt: new Date(now - 10 * MIN) }).where(eq(deliveries.id, neverTried));
-    await db().update(deliveries).set({ status: "delivered", updatedAt: new Date(now - 10 * MIN) }).where(eq(deliveries.id, delivered));
+    await db()
+      .update(deliveries)
+      .set({ attempts: 1, nextRetryAt: new Date(now - 10 * MIN) })
+      .where(eq(deliveries.id, lost));
+    await db()
+      .update(deliveries)
+      .set({ attempts: 1, nextRetryAt: new Date(now - 1 * MIN) })
+      .where(eq(deliveries.id, recent));
+    await db()
+      .update(deliveries)
+      .set({ updatedAt: new Date(now - 10 * MIN) })
+      .where(eq(deliveries.id, neverTried));
+    await db()
+      .update(deliveries)
+      .set({ status: "delivered", updatedAt: new Date(now - 10 * MIN) })
+      .where(eq(deliveries.id, delivered));
     q.sent.length = 0;
     await sweepRetries(svc);
     const swept = sentDelivers(q);
@@ -87,15 +102,31 @@ describe("retention (daily)", () => {
     const unfanned = await insertEvent(svc, team.id, "alert.created");
     const old = new Date(Date.now() - 31 * DAY);
     await db().update(deliveries).set({ createdAt: old }).where(eq(deliveries.id, oldD!));
-    await db().update(deliveries).set({ createdAt: new Date(Date.now() - 29 * DAY) }).where(eq(deliveries.id, keptD!));
-    await db().update(events).set({ createdAt: old, fannedOutAt: old }).where(inArray(events.id, [oldEv.id, keptEv.id, bareEv.id]));
+    await db()
+      .update(deliveries)
+      .set({ createdAt: new Date(Date.now() - 29 * DAY) })
+      .where(eq(deliveries.id, keptD!));
+    await db()
+      .update(events)
+      .set({ createdAt: old, fannedOutAt: old })
+      .where(inArray(events.id, [oldEv.id, keptEv.id, bareEv.id]));
     await db().update(events).set({ createdAt: old }).where(eq(events.id, unfanned.id));
 
     const out = await purgeDeliveries(svc);
     expect(out.deliveries).toBeGreaterThanOrEqual(1);
-    const leftD = (await db().select({ id: deliveries.id }).from(deliveries).where(inArray(deliveries.id, [oldD!, keptD!]))).map((x) => x.id);
+    const leftD = (
+      await db()
+        .select({ id: deliveries.id })
+        .from(deliveries)
+        .where(inArray(deliveries.id, [oldD!, keptD!]))
+    ).map((x) => x.id);
     expect(leftD).toEqual([keptD]);
-    const leftE = (await db().select({ id: events.id }).from(events).where(inArray(events.id, [oldEv.id, keptEv.id, bareEv.id, unfanned.id]))).map((x) => x.id);
+    const leftE = (
+      await db()
+        .select({ id: events.id })
+        .from(events)
+        .where(inArray(events.id, [oldEv.id, keptEv.id, bareEv.id, unfanned.id]))
+    ).map((x) => x.id);
     expect(leftE.sort()).toEqual([keptEv.id, unfanned.id].sort());
   });
 
@@ -103,7 +134,10 @@ describe("retention (daily)", () => {
     const { svc, team } = await setup();
     const ev = await insertEvent(svc, team.id, "alert.created");
     const [id] = (await fanOutEvent(svc, ev.id)).created;
-    await db().update(deliveries).set({ createdAt: new Date(Date.now() - 40 * DAY) }).where(eq(deliveries.id, id!));
+    await db()
+      .update(deliveries)
+      .set({ createdAt: new Date(Date.now() - 40 * DAY) })
+      .where(eq(deliveries.id, id!));
     await handleScheduled(createScheduledController({ cron: DAILY, scheduledTime: Date.now() }), env, createExecutionContext());
     expect(await db().query.deliveries.findFirst({ where: eq(deliveries.id, id!) })).toBeUndefined();
   });

@@ -20,10 +20,17 @@ function fakeMessage(to: string, raw: string | Uint8Array, rawSize?: number): Fa
     from: "noreply-dmarc-support@google.com",
     to,
     headers: new Headers(),
-    raw: new ReadableStream<Uint8Array>({ start(c) { c.enqueue(bytes); c.close(); } }),
+    raw: new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(bytes);
+        c.close();
+      },
+    }),
     rawSize: rawSize ?? bytes.length,
     canBeForwarded: true,
-    setReject: (r: string) => void (reason = r),
+    setReject: (r: string) => {
+      reason = r;
+    },
     forward: async () => ({ messageId: "x" }),
     reply: async () => ({ messageId: "x" }),
   } as unknown as ForwardableEmailMessage;
@@ -40,7 +47,9 @@ function mime(to: string, attachment: { name: string; type: string; bytes: Uint8
   if (inlineXml !== undefined) return `${head}Content-Type: text/xml; charset=utf-8\r\n\r\n${inlineXml}`;
   const parts = [`--b1\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nThis is an aggregate report from google.com.\r\n`];
   if (attachment) {
-    parts.push(`--b1\r\nContent-Type: ${attachment.type}; name="${attachment.name}"\r\nContent-Disposition: attachment; filename="${attachment.name}"\r\nContent-Transfer-Encoding: base64\r\n\r\n${wrap(base64(attachment.bytes))}`);
+    parts.push(
+      `--b1\r\nContent-Type: ${attachment.type}; name="${attachment.name}"\r\nContent-Disposition: attachment; filename="${attachment.name}"\r\nContent-Transfer-Encoding: base64\r\n\r\n${wrap(base64(attachment.bytes))}`,
+    );
   }
   return `${head}Content-Type: multipart/mixed; boundary="b1"\r\n\r\n${parts.join("")}--b1--\r\n`;
 }
@@ -61,7 +70,10 @@ describe("email handler", () => {
     const gz = fakeMessage(d.address, mime(d.address, { name: "google.com!x!1!2.xml.gz", type: "application/gzip", bytes: gzipSync(enc(xmlFor(d, 3))) }));
     await deliver(gz);
     expect(gz.rejected()).toBeNull();
-    const zip = fakeMessage(d.address, mime(d.address, { name: "outlook.com!x!1!2.zip", type: "application/zip", bytes: zipSync({ "r.xml": enc(xmlFor(d, 4)) }) }));
+    const zip = fakeMessage(
+      d.address,
+      mime(d.address, { name: "outlook.com!x!1!2.zip", type: "application/zip", bytes: zipSync({ "r.xml": enc(xmlFor(d, 4)) }) }),
+    );
     await deliver(zip);
     expect(zip.rejected()).toBeNull();
     const inline = fakeMessage(d.address, mime(d.address, null, xmlFor(d, 5)));

@@ -21,7 +21,10 @@ function expectLinear(name: string, make: (n: number) => string, parse: (s: stri
   const small = make(n);
   const large = make(2 * n);
   parse(small); // warm up
-  const t1 = Math.max(timed(() => parse(small)), 0.05);
+  const t1 = Math.max(
+    timed(() => parse(small)),
+    0.05,
+  );
   const t2 = timed(() => parse(large));
   expect(t2, `${name}: ${t1.toFixed(2)} ms at ${n}, ${t2.toFixed(2)} ms at ${2 * n}`).toBeLessThan(3 * t1 + 1);
 }

@@ -58,7 +58,7 @@ describe("the one error envelope", () => {
       }
     }
     expect(checked.length).toBeGreaterThan(50);
-    const schema = (doc.components?.schemas as Record<string, { required?: string[]; properties?: Record<string, { enum?: string[] }> }>).Error;
+    const schema = (doc.components?.schemas as Record<string, { required?: string[]; properties?: Record<string, { enum?: string[] }> }> | undefined)?.Error;
     expect(schema?.required?.sort()).toEqual(["code", "message"]);
     expect(schema?.properties?.code?.enum, "codes are a fixed set").toContain("internal_error");
   });
@@ -87,12 +87,13 @@ describe("one base for every client", () => {
   });
 
   it("publishes every event type as a webhook with its data schema", () => {
-    const hooks = (doc as { webhooks?: Record<string, { post?: { requestBody?: { content?: Record<string, { schema?: { $ref?: string } }> } } }> }).webhooks ?? {};
+    const hooks =
+      (doc as { webhooks?: Record<string, { post?: { requestBody?: { content?: Record<string, { schema?: { $ref?: string } }> } } }> }).webhooks ?? {};
     expect(Object.keys(hooks).sort()).toEqual([...EVENT_TYPES].sort());
     for (const [type, item] of Object.entries(hooks)) {
       const ref = item.post?.requestBody?.content?.["application/json"]?.schema?.$ref ?? "";
       const name = ref.replace("#/components/schemas/", "");
-      const schema = (doc.components?.schemas as Record<string, { properties?: Record<string, { enum?: string[]; const?: string }> }>)[name];
+      const schema = (doc.components?.schemas as Record<string, { properties?: Record<string, { enum?: string[]; const?: string }> }> | undefined)?.[name];
       expect(schema?.properties?.data, type).toBeTruthy();
       expect(schema?.properties?.type?.enum ?? [schema?.properties?.type?.const], type).toEqual([type]);
     }

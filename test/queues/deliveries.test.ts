@@ -119,7 +119,10 @@ describe("delivery through the consumer", () => {
     expect(e.failureCount).toBe(0);
     expect(e.lastSuccessAt).toBeInstanceOf(Date);
     await consume(svc, [id]);
-    expect(r.received.filter((x) => x.url.includes("hooks.example.com")), "a settled delivery is not sent again").toHaveLength(1);
+    expect(
+      r.received.filter((x) => x.url.includes("hooks.example.com")),
+      "a settled delivery is not sent again",
+    ).toHaveLength(1);
   });
 
   it("500: stays pending, next_retry_at about a minute out, message re-sent with that delay", async () => {

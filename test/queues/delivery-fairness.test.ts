@@ -38,7 +38,10 @@ describe("deliveries batch fairness", () => {
     sends.mockClear();
     r.received.length = 0;
 
-    const batch = createMessageBatch("emailauth-deliveries", [...noisyIds, quietId].map((id, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body: { kind: "deliver", delivery_id: id } })));
+    const batch = createMessageBatch(
+      "emailauth-deliveries",
+      [...noisyIds, quietId].map((id, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body: { kind: "deliver", delivery_id: id } })),
+    );
     const ctx = createExecutionContext();
     await worker.queue(batch, env, ctx);
     const result = await getQueueResult(batch, ctx);
@@ -54,7 +57,10 @@ describe("deliveries batch fairness", () => {
     const resent = sends.mock.calls.flatMap(([msgs]) => [...msgs]).filter((m) => (m.body as { kind: string }).kind === "deliver");
     expect(resent).toHaveLength(6 - PER_ENDPOINT);
     expect(resent.every((m) => m.delaySeconds === DEFER_SECONDS)).toBe(true);
-    const quietRow = await svc.db.select().from(deliveries).where(eq(deliveries.id, quietId ?? 0));
+    const quietRow = await svc.db
+      .select()
+      .from(deliveries)
+      .where(eq(deliveries.id, quietId ?? 0));
     expect(quietRow[0]?.status).toBe("delivered");
   });
 });

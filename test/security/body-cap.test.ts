@@ -34,14 +34,22 @@ describe("request body caps", () => {
     expect(new TextEncoder().encode(at).length).toBeLessThanOrEqual(64 * 1024);
     expect(atRes.status, "at the cap: read, then refused by the schema (a name that long is invalid)").toBe(422);
     const over = `${at} `.padEnd(64 * 1024 + 1, " ");
-    expect((await call("/api/v1/domains", { method: "POST", token: team.full, rawBody: over, headers: { "content-type": "application/json" } })).status).toBe(413);
+    expect((await call("/api/v1/domains", { method: "POST", token: team.full, rawBody: over, headers: { "content-type": "application/json" } })).status).toBe(
+      413,
+    );
     const bad = new Uint8Array([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]);
-    expect((await call("/api/v1/domains", { method: "POST", token: team.full, rawBody: bad, headers: { "content-type": "application/json" } })).status).toBe(400);
+    expect((await call("/api/v1/domains", { method: "POST", token: team.full, rawBody: bad, headers: { "content-type": "application/json" } })).status).toBe(
+      400,
+    );
   });
 
   it("a report streamed past 10 MB without Content-Length is a 413 before the signature is even checked", async () => {
     const body = chunked(12 * 1024 * 1024, 256 * 1024);
-    const res = await call("/api/webhooks/dmarc", { method: "POST", rawBody: body.stream, headers: { "content-type": "application/xml", "x-signature": `sha256=${"0".repeat(64)}` } });
+    const res = await call("/api/webhooks/dmarc", {
+      method: "POST",
+      rawBody: body.stream,
+      headers: { "content-type": "application/xml", "x-signature": `sha256=${"0".repeat(64)}` },
+    });
     expect(res.status).toBe(413);
     expect(body.pulled()).toBeLessThan(11 * 1024 * 1024);
   });

@@ -4,7 +4,11 @@ import { ADMIN_TOKEN, call, json, makeTeam } from "../support/api";
 
 async function envelope(res: Response) {
   const body = await json<Record<string, unknown>>(res);
-  expect(Object.keys(body).sort().filter((k) => k !== "errors")).toEqual(["code", "message", "request_id"]);
+  expect(
+    Object.keys(body)
+      .sort()
+      .filter((k) => k !== "errors"),
+  ).toEqual(["code", "message", "request_id"]);
   expect(body.request_id, "request_id is the X-Request-Id header").toBe(res.headers.get("x-request-id"));
   return body;
 }
@@ -40,10 +44,18 @@ describe("caching", () => {
     const team = await makeTeam();
     const hook = await call("/api/v1/webhooks", { method: "POST", token: team.full, body: { url: "https://hooks.example.com/x", events: ["*"] } });
     expect(hook.headers.get("cache-control")).toBe("no-store");
-    expect((await call("/api/v1/dkim/generate", { method: "POST", token: team.full, body: { domain: "example.com", selector: "s1", algorithm: "ed25519" } })).headers.get("cache-control")).toBe("no-store");
+    expect(
+      (
+        await call("/api/v1/dkim/generate", { method: "POST", token: team.full, body: { domain: "example.com", selector: "s1", algorithm: "ed25519" } })
+      ).headers.get("cache-control"),
+    ).toBe("no-store");
     expect((await call("/api/v1/me", { token: team.full })).headers.get("cache-control")).toBe("no-store");
     expect((await call("/api/v1/me")).headers.get("cache-control"), "errors too").toBe("no-store");
-    expect((await call("/admin/teams", { method: "POST", token: ADMIN_TOKEN, body: { name: "n", plan: "starter", owner_email: "o@example.com" } })).headers.get("cache-control")).toBe("no-store");
+    expect(
+      (await call("/admin/teams", { method: "POST", token: ADMIN_TOKEN, body: { name: "n", plan: "starter", owner_email: "o@example.com" } })).headers.get(
+        "cache-control",
+      ),
+    ).toBe("no-store");
     expect((await call("/api/v1/openapi.json")).headers.get("cache-control")).toBe("public, max-age=300");
   });
 });

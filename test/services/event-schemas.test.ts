@@ -35,7 +35,14 @@ describe("emitted events match their published schemas", () => {
     // The first check is the one verification reserved and queued.
     const queued = capture.sent[0]?.check_id ?? "";
     await runCheck(clockedServices(new Date(t0)), { domain_id: added.id, check_id: queued, trigger: "verify" });
-    serve(zoneFor(name, { dkimRecord: k2.record, dmarc: "v=DMARC1; p=none; rua=mailto:d@example.org", spf: "v=spf1 include:_spf.example.net ~all", listedOnSpamcop: true }));
+    serve(
+      zoneFor(name, {
+        dkimRecord: k2.record,
+        dmarc: "v=DMARC1; p=none; rua=mailto:d@example.org",
+        spf: "v=spf1 include:_spf.example.net ~all",
+        listedOnSpamcop: true,
+      }),
+    );
     await runCheck(clockedServices(new Date(t0 + HOUR)), { domain_id: added.id, check_id: `chk_es2_${added.id}`, trigger: "scheduled" });
     serve(zoneFor(name, { dkimRecord: "v=DKIM1; p=", verifyValue: added.verification.value }));
     await runCheck(clockedServices(new Date(t0 + 2 * HOUR)), { domain_id: added.id, check_id: `chk_es3_${added.id}`, trigger: "scheduled" });
@@ -51,7 +58,9 @@ describe("emitted events match their published schemas", () => {
     await call(`/api/v1/webhooks/${hook.data.id}/test`, { method: "POST", token: team.full });
     await call(`/api/v1/domains/${added.id}`, { method: "DELETE", token: team.full });
 
-    const rows = await env.DB.prepare("SELECT type, payload FROM events WHERE team_id = ? ORDER BY created_at, rowid").bind(team.id).all<{ type: string; payload: string }>();
+    const rows = await env.DB.prepare("SELECT type, payload FROM events WHERE team_id = ? ORDER BY created_at, rowid")
+      .bind(team.id)
+      .all<{ type: string; payload: string }>();
     const seen = new Set<string>();
     for (const row of rows.results) {
       const payload = JSON.parse(row.payload) as { type: string; data: unknown; id: string; api_version: string; timestamp: string };
@@ -62,8 +71,20 @@ describe("emitted events match their published schemas", () => {
       seen.add(row.type);
     }
     const expected = [
-      "domain.created", "domain.verified", "domain.deleted", "check.completed", "posture.changed", "dns.record.changed", "blacklist.listed",
-      "alert.created", "alert.resolved", "dkim.selector.added", "dkim.key.rotated", "dkim.key.revoked", "dkim.selector.removed", "webhook.test",
+      "domain.created",
+      "domain.verified",
+      "domain.deleted",
+      "check.completed",
+      "posture.changed",
+      "dns.record.changed",
+      "blacklist.listed",
+      "alert.created",
+      "alert.resolved",
+      "dkim.selector.added",
+      "dkim.key.rotated",
+      "dkim.key.revoked",
+      "dkim.selector.removed",
+      "webhook.test",
     ];
     for (const type of expected) expect([...seen], `a ${type} event was emitted and checked`).toContain(type);
   });

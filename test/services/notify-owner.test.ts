@@ -10,7 +10,12 @@ describe("owner notices", () => {
   it("are sent through the send_email binding when NOTIFY_FROM is set, and recorded either way", async () => {
     const team = await makeTeam();
     expect(env.SEND_EMAIL, "the binding is declared in wrangler.toml").toBeDefined();
-    const sent = await notifyOwner(createServices({ ...env, NOTIFY_FROM: "alerts@emailauth.example" }), { teamId: team.id, kind: "test", subject: "Hello", body: "A notice." });
+    const sent = await notifyOwner(createServices({ ...env, NOTIFY_FROM: "alerts@emailauth.example" }), {
+      teamId: team.id,
+      kind: "test",
+      subject: "Hello",
+      body: "A notice.",
+    });
     expect(sent).toMatchObject({ sent: true, error: null });
     const recorded = await notifyOwner(createServices(env), { teamId: team.id, kind: "test", subject: "Hello", body: "A notice." });
     expect(recorded).toMatchObject({ sent: false, error: "not sent: NOTIFY_FROM is not configured" });

@@ -49,6 +49,6 @@ export async function makeTeam(plan: "starter" | "pro" | "enterprise" = "enterpr
 
 /** Waits, if needed, so that a burst of requests stays inside one fixed minute window. */
 export async function awaitFreshMinute(needSeconds = 15): Promise<void> {
-  const left = 60 - (Date.now() / 1000) % 60;
+  const left = 60 - ((Date.now() / 1000) % 60);
   if (left < needSeconds) await new Promise((r) => setTimeout(r, left * 1000 + 50));
 }

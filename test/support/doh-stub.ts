@@ -159,7 +159,10 @@ function answerFor(zone: StubZone, qname: string, qtype: number, opts: DohStubOp
 function soa(name: string): ResourceRecord {
   const apex = name.split(".").slice(-2).join(".");
   return {
-    name: apex, type: TYPE.SOA, class: CLASS_IN, ttl: 3600,
+    name: apex,
+    type: TYPE.SOA,
+    class: CLASS_IN,
+    ttl: 3600,
     data: { kind: "SOA", mname: `ns1.${apex}`, rname: `hostmaster.${apex}`, serial: 1, refresh: 7200, retry: 900, expire: 1209600, minimum: 60 },
   };
 }
@@ -170,7 +173,14 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortError(signal));
     const t = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(t), reject(abortError(signal))), { once: true });
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(t);
+        reject(abortError(signal));
+      },
+      { once: true },
+    );
   });
 }
 

@@ -10,15 +10,20 @@ const rules = (fs: { rule: string }[]) => fs.map((x) => x.rule);
 const org = (d: string) => d.split(".").slice(-2).join(".");
 
 const GOOD_SVG = `<svg xmlns="http://www.w3.org/2000/svg" version="1.2" baseProfile="tiny-ps" viewBox="0 0 100 100"><title>Brand</title><path d="M0 0h100v100H0z"/></svg>`;
-const svgFetch = (body: string, init: ResponseInit = { status: 200, headers: { "content-type": "image/svg+xml" } }) =>
-  async () => new Response(body, init);
+const svgFetch =
+  (body: string, init: ResponseInit = { status: 200, headers: { "content-type": "image/svg+xml" } }) =>
+  async () =>
+    new Response(body, init);
 
 describe("parseBimiRecord", () => {
   it("parses l=, a=, lps= and avp=", () => {
     const r = parseBimiRecord(`${REC}; lps=Marketing,News; avp=brand`);
     expect(r.ok && r.value.record).toEqual({
-      logo: "https://brand.example/logo.svg", authority: "https://brand.example/vmc.pem",
-      localPartSelectors: ["marketing", "news"], avatarPreference: "brand", declined: false,
+      logo: "https://brand.example/logo.svg",
+      authority: "https://brand.example/vmc.pem",
+      localPartSelectors: ["marketing", "news"],
+      avatarPreference: "brand",
+      declined: false,
     });
   });
   it("recognises a declination (empty l= and a=)", () => {
@@ -52,8 +57,9 @@ describe("bimiDmarcFindings", () => {
 
 describe("checkBimi", () => {
   it("finds the record and flags p=none", async () => {
-    const r = await checkBimi("brand.example", new FakeResolver({ "default._bimi.brand.example": { TXT: [REC] } }),
-      { dmarc: { p: "none", sp: null, pct: null } });
+    const r = await checkBimi("brand.example", new FakeResolver({ "default._bimi.brand.example": { TXT: [REC] } }), {
+      dmarc: { p: "none", sp: null, pct: null },
+    });
     expect(r.status).toBe("present");
     expect(rules(r.findings)).toContain("bimi.no-enforcing-dmarc");
   });
@@ -97,7 +103,12 @@ describe("checkBimi", () => {
     expect(good.svg?.status).toBe("valid");
     const moved = await checkBimi("brand.example", res, { dmarc: ENFORCING, fetch: svgFetch("", { status: 302, headers: { location: "https://x/" } }) });
     expect(rules(moved.findings)).toEqual(["bimi.svg-redirect"]);
-    const down = await checkBimi("brand.example", res, { dmarc: ENFORCING, fetch: async () => { throw new TypeError("network"); } });
+    const down = await checkBimi("brand.example", res, {
+      dmarc: ENFORCING,
+      fetch: async () => {
+        throw new TypeError("network");
+      },
+    });
     expect(down.svg?.status).toBe("unknown");
   });
 });
@@ -107,7 +118,13 @@ describe("inspectSvg", () => {
   it("flags profile, title, script, external refs, size", () => {
     const bad = `<svg xmlns="http://www.w3.org/2000/svg" x="0" viewBox="0 0 100 50"><script>alert(1)</script><image href="https://evil.example/a.png"/></svg>`;
     expect(rules(inspectSvg(bad, 40_000))).toEqual([
-      "bimi.svg-too-large", "bimi.svg-profile", "bimi.svg-root-xy", "bimi.svg-title", "bimi.svg-script", "bimi.svg-external-ref", "bimi.svg-not-square",
+      "bimi.svg-too-large",
+      "bimi.svg-profile",
+      "bimi.svg-root-xy",
+      "bimi.svg-title",
+      "bimi.svg-script",
+      "bimi.svg-external-ref",
+      "bimi.svg-not-square",
     ]);
   });
   it("allows same-document fragment hrefs", () => {

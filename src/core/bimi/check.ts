@@ -29,11 +29,7 @@ export interface BimiResult {
   findings: Finding[];
 }
 
-type Found =
-  | { kind: "one"; txt: string }
-  | { kind: "none" }
-  | { kind: "multiple"; count: number }
-  | { kind: "temperror"; reason: string };
+type Found = { kind: "one"; txt: string } | { kind: "none" } | { kind: "multiple"; count: number } | { kind: "temperror"; reason: string };
 
 async function lookupAt(host: string, resolver: Resolver): Promise<Found> {
   const r = await resolver.query(host, "TXT");
@@ -66,14 +62,26 @@ export async function checkBimi(domain: string, resolver: Resolver, opts: BimiCh
     case "temperror":
       return { ...base, status: "temperror", findings: [] };
     case "none":
-      return { ...base, status: "missing", fromOrgDomain: false, host: `${selector}._bimi.${domain}`, findings: [
-        { rule: "bimi.missing", severity: "Info", description: "No BIMI record: no brand logo is shown in supporting inboxes.", fix: null },
-      ] };
+      return {
+        ...base,
+        status: "missing",
+        fromOrgDomain: false,
+        host: `${selector}._bimi.${domain}`,
+        findings: [{ rule: "bimi.missing", severity: "Info", description: "No BIMI record: no brand logo is shown in supporting inboxes.", fix: null }],
+      };
     case "multiple":
-      return { ...base, status: "invalid", findings: [
-        { rule: "bimi.multiple-records", severity: "Medium", description: `${found.count} BIMI records at ${host}; receivers ignore all of them.`,
-          fix: "Keep exactly one v=BIMI1 record." },
-      ] };
+      return {
+        ...base,
+        status: "invalid",
+        findings: [
+          {
+            rule: "bimi.multiple-records",
+            severity: "Medium",
+            description: `${found.count} BIMI records at ${host}; receivers ignore all of them.`,
+            fix: "Keep exactly one v=BIMI1 record.",
+          },
+        ],
+      };
     case "one":
       break;
   }
@@ -86,7 +94,7 @@ export async function checkBimi(domain: string, resolver: Resolver, opts: BimiCh
     return result;
   }
   result.findings.push(...bimiDmarcFindings(await opts.dmarc));
-  if (opts.fetch && record.logo !== null && record.logo.startsWith("https:")) {
+  if (opts.fetch && record.logo?.startsWith("https:")) {
     result.svg = await checkBimiSvg(record.logo, opts.fetch, opts.timeoutMs);
     result.findings.push(...result.svg.findings);
   }

@@ -70,9 +70,7 @@ export function parseBimiRecord(txt: string): Result<ParsedBimi, Finding> {
   }
   const declined = l === "" && a === "";
   if (!declined && a === "") {
-    findings.push(
-      finding("bimi.no-certificate", "Low", "No a= evidence document: Gmail and Apple display logos only with a VMC or CMC."),
-    );
+    findings.push(finding("bimi.no-certificate", "Low", "No a= evidence document: Gmail and Apple display logos only with a VMC or CMC."));
   }
   const avp = tags.get("avp") ?? null;
   if (avp !== null && avp !== "brand" && avp !== "personal") {
@@ -82,7 +80,12 @@ export function parseBimiRecord(txt: string): Result<ParsedBimi, Finding> {
   const record: BimiRecord = {
     logo: l === "" ? null : l,
     authority: a === "" ? null : a,
-    localPartSelectors: lps ? lps.split(",").map((s) => s.trim().toLowerCase()).filter((s) => s !== "") : [],
+    localPartSelectors: lps
+      ? lps
+          .split(",")
+          .map((s) => s.trim().toLowerCase())
+          .filter((s) => s !== "")
+      : [],
     avatarPreference: avp,
     declined,
   };
@@ -95,22 +98,41 @@ export function parseBimiRecord(txt: string): Result<ParsedBimi, Finding> {
  */
 export function bimiDmarcFindings(dmarc: DmarcFacts | null): Finding[] {
   if (dmarc === null) {
-    return [finding("bimi.no-enforcing-dmarc", "High", "BIMI requires a DMARC record at enforcement; none was found.",
-      "Publish DMARC with p=quarantine or p=reject before BIMI.")];
+    return [
+      finding(
+        "bimi.no-enforcing-dmarc",
+        "High",
+        "BIMI requires a DMARC record at enforcement; none was found.",
+        "Publish DMARC with p=quarantine or p=reject before BIMI.",
+      ),
+    ];
   }
   const out: Finding[] = [];
   const p = (dmarc.p ?? "none").toLowerCase();
   if (p !== "quarantine" && p !== "reject") {
-    out.push(finding("bimi.no-enforcing-dmarc", "High", `DMARC p=${p} is not enforcing; receivers will not show the BIMI logo.`,
-      "Move DMARC to p=quarantine (pct=100) or p=reject."));
+    out.push(
+      finding(
+        "bimi.no-enforcing-dmarc",
+        "High",
+        `DMARC p=${p} is not enforcing; receivers will not show the BIMI logo.`,
+        "Move DMARC to p=quarantine (pct=100) or p=reject.",
+      ),
+    );
   }
   if ((dmarc.sp ?? "").toLowerCase() === "none") {
-    out.push(finding("bimi.dmarc-sp-none", "High", "DMARC sp=none disables BIMI processing (BIMI draft §7.1).",
-      "Set sp=quarantine or sp=reject, or remove sp= so p applies to subdomains."));
+    out.push(
+      finding(
+        "bimi.dmarc-sp-none",
+        "High",
+        "DMARC sp=none disables BIMI processing (BIMI draft §7.1).",
+        "Set sp=quarantine or sp=reject, or remove sp= so p applies to subdomains.",
+      ),
+    );
   }
   if (dmarc.pct !== null && dmarc.pct < 100) {
-    out.push(finding("bimi.dmarc-pct-below-100", "Medium", `DMARC pct=${dmarc.pct}: BIMI needs the policy applied to 100% of mail.`,
-      "Remove pct= or set pct=100."));
+    out.push(
+      finding("bimi.dmarc-pct-below-100", "Medium", `DMARC pct=${dmarc.pct}: BIMI needs the policy applied to 100% of mail.`, "Remove pct= or set pct=100."),
+    );
   }
   return out;
 }

@@ -30,8 +30,14 @@ const PLACEHOLDER_TITLES = new Set(["", "logo", "untitled", "svg", "image", "tit
 export function inspectSvg(text: string, bytes: number): Finding[] {
   const out: Finding[] = [];
   if (bytes > SVG_MAX_BYTES) {
-    out.push(f("bimi.svg-too-large", "Medium", `Logo is over 32 KB (${bytes > SVG_MAX_BYTES * 4 ? "far " : ""}above the SVG Tiny PS limit).`,
-      "Optimise the SVG (remove metadata, simplify paths) to 32 KB or less."));
+    out.push(
+      f(
+        "bimi.svg-too-large",
+        "Medium",
+        `Logo is over 32 KB (${bytes > SVG_MAX_BYTES * 4 ? "far " : ""}above the SVG Tiny PS limit).`,
+        "Optimise the SVG (remove metadata, simplify paths) to 32 KB or less.",
+      ),
+    );
   }
   const root = /<svg\b[^>]*>/i.exec(text)?.[0];
   if (root === undefined) {
@@ -39,16 +45,23 @@ export function inspectSvg(text: string, bytes: number): Finding[] {
     return out;
   }
   if (attr(root, "version") !== "1.2" || attr(root, "baseProfile") !== "tiny-ps") {
-    out.push(f("bimi.svg-profile", "Medium", 'Root <svg> must declare version="1.2" and baseProfile="tiny-ps" (SVG Tiny PS).',
-      'Add version="1.2" baseProfile="tiny-ps" to the root <svg> element.'));
+    out.push(
+      f(
+        "bimi.svg-profile",
+        "Medium",
+        'Root <svg> must declare version="1.2" and baseProfile="tiny-ps" (SVG Tiny PS).',
+        'Add version="1.2" baseProfile="tiny-ps" to the root <svg> element.',
+      ),
+    );
   }
   if (attr(root, "x") !== null || attr(root, "y") !== null) {
     out.push(f("bimi.svg-root-xy", "Low", "SVG Tiny PS forbids x= and y= attributes on the root <svg> element."));
   }
   const title = /<title\b[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1]?.trim();
   if (title === undefined || PLACEHOLDER_TITLES.has(title.toLowerCase())) {
-    out.push(f("bimi.svg-title", "Low", "SVG needs a <title> with the brand name (not a placeholder).",
-      "Add <title>Your Brand</title> as the first child of <svg>."));
+    out.push(
+      f("bimi.svg-title", "Low", "SVG needs a <title> with the brand name (not a placeholder).", "Add <title>Your Brand</title> as the first child of <svg>."),
+    );
   }
   if (/<script\b/i.test(text) || /\son[a-z]+\s*=/i.test(text)) {
     out.push(f("bimi.svg-script", "High", "SVG contains scripts or event handlers, which SVG Tiny PS forbids."));
@@ -58,7 +71,10 @@ export function inspectSvg(text: string, bytes: number): Finding[] {
   if (hrefs.some((h) => !h.startsWith("#")) || /<(image|foreignObject)\b/i.test(text)) {
     out.push(f("bimi.svg-external-ref", "High", "SVG references external content (href, <image> or <foreignObject>)."));
   }
-  const vb = attr(root, "viewBox")?.trim().split(/[\s,]+/).map(Number);
+  const vb = attr(root, "viewBox")
+    ?.trim()
+    .split(/[\s,]+/)
+    .map(Number);
   if (vb && vb.length === 4 && vb.every(Number.isFinite) && vb[2] !== vb[3]) {
     out.push(f("bimi.svg-not-square", "Info", "Logo viewBox is not square; receivers crop it to a square or circle."));
   }
@@ -73,7 +89,11 @@ export async function checkBimiSvg(url: string, fetch: HttpFetch, timeoutMs = 10
   }
   const r = res.value;
   if (r.status >= 300 && r.status < 400) {
-    return { status: "invalid", bytes: null, findings: [f("bimi.svg-redirect", "Medium", `Logo URL redirects (HTTP ${r.status}); publish the final URL in l=.`)] };
+    return {
+      status: "invalid",
+      bytes: null,
+      findings: [f("bimi.svg-redirect", "Medium", `Logo URL redirects (HTTP ${r.status}); publish the final URL in l=.`)],
+    };
   }
   if (r.status !== 200) {
     return { status: "invalid", bytes: null, findings: [f("bimi.svg-unavailable", "High", `Logo URL returned HTTP ${r.status}.`)] };

@@ -1,6 +1,11 @@
 // Minimal DER reader for RSA public keys: SPKI (RFC 5280 §4.1) and PKCS#1 RSAPublicKey (RFC 8017 A.1.1). No I/O.
 
-interface Tlv { tag: number; start: number; end: number; next: number } // content [start, end)
+interface Tlv {
+  tag: number;
+  start: number;
+  end: number;
+  next: number;
+} // content [start, end)
 
 function readTlv(d: Uint8Array, pos: number, limit: number): Tlv | null {
   if (pos + 2 > limit) return null;
@@ -37,18 +42,18 @@ function integerBits(d: Uint8Array, t: Tlv): number {
 /** RSAPublicKey ::= SEQUENCE { modulus INTEGER, publicExponent INTEGER } → modulus bits. */
 function rsaPublicKeyBits(d: Uint8Array, start: number, end: number): number | null {
   const seq = readTlv(d, start, end);
-  if (!seq || seq.tag !== 0x30 || seq.next !== end) return null;
+  if (seq?.tag !== 0x30 || seq.next !== end) return null;
   const n = readTlv(d, seq.start, seq.end);
-  if (!n || n.tag !== 0x02) return null;
+  if (n?.tag !== 0x02) return null;
   const e = readTlv(d, n.next, seq.end);
-  if (!e || e.tag !== 0x02 || e.next !== seq.end) return null;
+  if (e?.tag !== 0x02 || e.next !== seq.end) return null;
   return integerBits(d, n);
 }
 
 /** Parse the bytes of a DKIM p= value. Returns null for anything that is not a well-formed key. */
 export function parsePublicKeyDer(d: Uint8Array): DerKey | null {
   const outer = readTlv(d, 0, d.length);
-  if (!outer || outer.tag !== 0x30 || outer.next !== d.length) return null;
+  if (outer?.tag !== 0x30 || outer.next !== d.length) return null;
   const first = readTlv(d, outer.start, outer.end);
   if (!first) return null;
   if (first.tag === 0x02) {
@@ -58,10 +63,10 @@ export function parsePublicKeyDer(d: Uint8Array): DerKey | null {
   }
   if (first.tag !== 0x30) return null;
   const oid = readTlv(d, first.start, first.end);
-  if (!oid || oid.tag !== 0x06) return null;
+  if (oid?.tag !== 0x06) return null;
   const oidBytes = Array.from(d.subarray(oid.start, oid.end));
   const bitString = readTlv(d, first.next, outer.end);
-  if (!bitString || bitString.tag !== 0x03 || d[bitString.start] !== 0) return null;
+  if (bitString?.tag !== 0x03 || d[bitString.start] !== 0) return null;
   if (sameBytes(oidBytes, RSA_OID)) {
     const bits = rsaPublicKeyBits(d, bitString.start + 1, bitString.end);
     return bits === null ? null : { kind: "rsa-spki", bits, spki: d };

@@ -14,12 +14,14 @@ export const canonHeaderSimple = (h: HeaderField): string => `${h.raw}\r\n`;
  * the value and around the colon.
  */
 export function canonHeaderRelaxed(h: HeaderField): string {
-  const value = h.value.replace(/\r\n/g, "").replace(/[ \t]+/g, " ").replace(/^ | $/g, "");
+  const value = h.value
+    .replace(/\r\n/g, "")
+    .replace(/[ \t]+/g, " ")
+    .replace(/^ | $/g, "");
   return `${h.name.toLowerCase()}:${value}\r\n`;
 }
 
-export const canonHeader = (h: HeaderField, c: Canon): string =>
-  c === "simple" ? canonHeaderSimple(h) : canonHeaderRelaxed(h);
+export const canonHeader = (h: HeaderField, c: Canon): string => (c === "simple" ? canonHeaderSimple(h) : canonHeaderRelaxed(h));
 
 /**
  * §3.4.3 simple body: remove all empty lines at the end; an empty body becomes one CRLF.
@@ -57,7 +59,10 @@ export function selectHeaders(headers: HeaderField[], names: string[]): HeaderFi
     for (let i = headers.length - 1; i >= 0; i--) {
       const h = headers[i];
       if (h === undefined || h.key !== key) continue;
-      if (skip === 0) { out.push(h); break; }
+      if (skip === 0) {
+        out.push(h);
+        break;
+      }
       skip--;
     }
   }
@@ -84,7 +89,10 @@ export function withEmptyB(h: HeaderField): HeaderField {
  */
 export function signedHeaderData(headers: HeaderField[], names: string[], sigField: HeaderField, c: Canon): string {
   // The field being verified did not exist when it was signed, so h=dkim-signature can never select it.
-  const parts = selectHeaders(headers.filter((h) => h !== sigField), names).map((h) => canonHeader(h, c));
+  const parts = selectHeaders(
+    headers.filter((h) => h !== sigField),
+    names,
+  ).map((h) => canonHeader(h, c));
   parts.push(canonHeader(withEmptyB(sigField), c).slice(0, -2));
   return parts.join("");
 }

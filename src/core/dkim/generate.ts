@@ -50,7 +50,9 @@ export async function generateKeyPair(o: { domain: string; selector: string; alg
   const value = `v=DKIM1; k=${k}; p=${base64Encode(pub)}`;
   const host = `${o.selector.toLowerCase()}._domainkey.${domain}`;
   return ok({
-    domain, selector: o.selector.toLowerCase(), algorithm: o.algorithm,
+    domain,
+    selector: o.selector.toLowerCase(),
+    algorithm: o.algorithm,
     dns: { host, type: "TXT", value },
     zone_file: zoneRecord(host, value),
     fingerprint: await sha256Hex(pub),

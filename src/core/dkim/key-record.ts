@@ -34,7 +34,12 @@ export function parseKeyRecord(txt: string): Result<KeyRecord> {
   const k = (t.get("k") ?? "rsa").trim().toLowerCase(); // default rsa
   if (k !== "rsa" && k !== "ed25519") return err(`unknown key type k=${k}`);
   const list = (v: string | undefined): string[] | null =>
-    v === undefined ? null : v.split(":").map((x) => x.trim().toLowerCase()).filter((x) => x !== "");
+    v === undefined
+      ? null
+      : v
+          .split(":")
+          .map((x) => x.trim().toLowerCase())
+          .filter((x) => x !== "");
   const flags = list(t.get("t")) ?? [];
   const publicKey = stripFws(p);
   return ok({

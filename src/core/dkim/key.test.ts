@@ -14,7 +14,8 @@ const analyzed = async (rec: string): Promise<KeyAnalysis> => {
 const rules = (a: KeyAnalysis) => a.findings.map((f) => `${f.rule}:${f.severity}`);
 
 // A 140-byte PKCS#1 RSAPublicKey (1024 bits) as some publishers put it in p= (seen in mox's tests).
-const PKCS1 = "MIGJAoGBALVI635dLK4cJJAH3Lx6upo3X/Lm1tQz3mezcWTA3BUBnyIsdnRf57aD5BtNmhPrYYDlWlzw3UgnKisIxktkk5+iMQMlFtAS10JB8L3YadXNJY+JBcbeSi5TgJe4WFzNgW95FWDAuSTRXSWZfA/8xjflbTLDx0euFZOM7C4T0GwLAgMBAAE=";
+const PKCS1 =
+  "MIGJAoGBALVI635dLK4cJJAH3Lx6upo3X/Lm1tQz3mezcWTA3BUBnyIsdnRf57aD5BtNmhPrYYDlWlzw3UgnKisIxktkk5+iMQMlFtAS10JB8L3YadXNJY+JBcbeSi5TgJe4WFzNgW95FWDAuSTRXSWZfA/8xjflbTLDx0euFZOM7C4T0GwLAgMBAAE=";
 
 /** An SPKI whose modulus has exactly `bits` bits (top bit set), for size checks without crypto. */
 function spkiOfBits(bits: number): string {
@@ -65,7 +66,14 @@ describe("analyzeKey", () => {
 
 describe("ageBucket", () => {
   it("uses the age boundaries of docs/decisions.md D18", () => {
-    expect([0, 179, 180, 729, 730, 5000].map(ageBucket)).toEqual(["under_6_months", "under_6_months", "over_6_months", "over_6_months", "over_2_years", "over_2_years"]);
+    expect([0, 179, 180, 729, 730, 5000].map(ageBucket)).toEqual([
+      "under_6_months",
+      "under_6_months",
+      "over_6_months",
+      "over_6_months",
+      "over_2_years",
+      "over_2_years",
+    ]);
   });
 });
 
@@ -88,7 +96,7 @@ describe("generateKeyPair", () => {
     expect(parts.every((s) => s.length <= 255)).toBe(true);
     expect(parts.join("")).toBe(r.value.dns.value);
     expect(r.value.zone_file).toBe(zoneRecord(r.value.dns.host, r.value.dns.value));
-    expect(r.value.zone_file).toMatch(/^s2048\._domainkey\.example\.com\. IN TXT \(\n  "v=DKIM1; k=rsa; p=/);
+    expect(r.value.zone_file).toMatch(/^s2048\._domainkey\.example\.com\. IN TXT \(\n {2}"v=DKIM1; k=rsa; p=/);
     expect((await analyzed(r.value.dns.value)).fingerprint).toBe(r.value.fingerprint);
   });
   it("rejects an invalid selector", async () => {

@@ -21,8 +21,7 @@ export interface KeyAnalysis {
   material: KeyMaterial | null;
 }
 
-const f = (rule: string, severity: Finding["severity"], description: string, fix: string | null): Finding =>
-  ({ rule, severity, description, fix });
+const f = (rule: string, severity: Finding["severity"], description: string, fix: string | null): Finding => ({ rule, severity, description, fix });
 
 export async function analyzeKey(input: string | KeyRecord): Promise<KeyAnalysis | { error: string }> {
   let rec: KeyRecord;
@@ -33,10 +32,34 @@ export async function analyzeKey(input: string | KeyRecord): Promise<KeyAnalysis
   } else rec = input;
 
   const findings: Finding[] = [];
-  const out: KeyAnalysis = { type: rec.keyType, bits: null, fingerprint: null, testing: rec.testing, revoked: rec.revoked, usable: false, findings, material: null };
-  if (rec.testing) findings.push(f("dkim.key.testing", "Low", "The key record has t=y (testing): verifiers must treat signed mail like unsigned mail (RFC 6376 §3.6.1).", "Remove t=y from the key record once signing works."));
+  const out: KeyAnalysis = {
+    type: rec.keyType,
+    bits: null,
+    fingerprint: null,
+    testing: rec.testing,
+    revoked: rec.revoked,
+    usable: false,
+    findings,
+    material: null,
+  };
+  if (rec.testing)
+    findings.push(
+      f(
+        "dkim.key.testing",
+        "Low",
+        "The key record has t=y (testing): verifiers must treat signed mail like unsigned mail (RFC 6376 §3.6.1).",
+        "Remove t=y from the key record once signing works.",
+      ),
+    );
   if (rec.hashes !== null && !rec.hashes.includes("sha256")) {
-    findings.push(f("dkim.key.sha1_only", "High", `The key allows only h=${rec.hashes.join(":")}; rsa-sha1 must not be used (RFC 8301 §3.1).`, "Remove the h= tag or set h=sha256."));
+    findings.push(
+      f(
+        "dkim.key.sha1_only",
+        "High",
+        `The key allows only h=${rec.hashes.join(":")}; rsa-sha1 must not be used (RFC 8301 §3.1).`,
+        "Remove the h= tag or set h=sha256.",
+      ),
+    );
   }
   if (!rec.services.includes("*") && !rec.services.includes("email")) {
     findings.push(f("dkim.key.not_email", "High", `The key's s=${rec.services.join(":")} excludes email (RFC 6376 §3.6.1).`, "Remove the s= tag."));
@@ -59,7 +82,14 @@ export async function analyzeKey(input: string | KeyRecord): Promise<KeyAnalysis
       out.material = { type: "ed25519", raw: bytes };
       out.usable = true;
     } else if (der?.kind === "ed25519-spki") {
-      findings.push(f("dkim.key.malformed", "High", "p= holds an Ed25519 key wrapped in SubjectPublicKeyInfo; RFC 8463 §4.2 requires the raw 32-byte key.", "Publish only the raw 32-byte public key, base64-encoded."));
+      findings.push(
+        f(
+          "dkim.key.malformed",
+          "High",
+          "p= holds an Ed25519 key wrapped in SubjectPublicKeyInfo; RFC 8463 §4.2 requires the raw 32-byte key.",
+          "Publish only the raw 32-byte public key, base64-encoded.",
+        ),
+      );
     } else if (der !== null) {
       findings.push(f("dkim.key.type_mismatch", "High", "k=ed25519 but p= holds an RSA key.", "Set k=rsa or publish the Ed25519 key."));
     } else {
@@ -69,18 +99,35 @@ export async function analyzeKey(input: string | KeyRecord): Promise<KeyAnalysis
   }
   if (der === null || der.kind === "ed25519-spki") {
     const mismatch = bytes.length === 32 || der?.kind === "ed25519-spki";
-    findings.push(mismatch
-      ? f("dkim.key.type_mismatch", "High", "The record says k=rsa (the default) but p= holds an Ed25519 key.", "Add k=ed25519 to the key record.")
-      : f("dkim.key.malformed", "High", "p= is not a DER RSA public key.", "Republish the public key exactly as the signer generated it."));
+    findings.push(
+      mismatch
+        ? f("dkim.key.type_mismatch", "High", "The record says k=rsa (the default) but p= holds an Ed25519 key.", "Add k=ed25519 to the key record.")
+        : f("dkim.key.malformed", "High", "p= is not a DER RSA public key.", "Republish the public key exactly as the signer generated it."),
+    );
     return out;
   }
   out.bits = der.bits;
   out.material = { type: "rsa", spki: der.spki, bits: der.bits };
   if (der.bits < 1024) {
-    findings.push(f("dkim.key.too_small", "Critical", `The RSA key has ${der.bits} bits; verifiers must not accept keys under 1024 bits (RFC 8301 §3.2).`, "Generate a 2048-bit key and publish it under a new selector."));
+    findings.push(
+      f(
+        "dkim.key.too_small",
+        "Critical",
+        `The RSA key has ${der.bits} bits; verifiers must not accept keys under 1024 bits (RFC 8301 §3.2).`,
+        "Generate a 2048-bit key and publish it under a new selector.",
+      ),
+    );
   } else {
     out.usable = true;
-    if (der.bits < 2048) findings.push(f("dkim.key.weak", "Medium", `The RSA key has ${der.bits} bits; signers should use at least 2048 (RFC 8301 §3.2).`, "Rotate to a 2048-bit key under a new selector."));
+    if (der.bits < 2048)
+      findings.push(
+        f(
+          "dkim.key.weak",
+          "Medium",
+          `The RSA key has ${der.bits} bits; signers should use at least 2048 (RFC 8301 §3.2).`,
+          "Rotate to a 2048-bit key under a new selector.",
+        ),
+      );
   }
   return out;
 }

@@ -38,7 +38,12 @@ export const SCAN_CONCURRENCY = 6;
  * `selectors` null means the curated list: the selectors of `opts.providers` (inferred from MX and
  * SPF with inferProviders) first, then every provider's, then generic names (§4.7 heuristics).
  */
-export async function lookupSelectors(domain: string, selectors: string[] | null, resolver: Resolver, opts: { providers?: string[] } = {}): Promise<SelectorScan> {
+export async function lookupSelectors(
+  domain: string,
+  selectors: string[] | null,
+  resolver: Resolver,
+  opts: { providers?: string[] } = {},
+): Promise<SelectorScan> {
   const d = domain.toLowerCase().replace(/\.$/, "");
   const wanted = [...new Set((selectors ?? candidateSelectors(opts.providers)).map((s) => s.toLowerCase()))];
   const issues: Finding[] = [];
@@ -51,7 +56,12 @@ export async function lookupSelectors(domain: string, selectors: string[] | null
   const [probeEntry, ...entries] = await mapBounded([probe, ...names], SCAN_CONCURRENCY, (s) => checkSelector(d, s, resolver));
   const wildcard = probeEntry !== undefined && (probeEntry.status === "active" || probeEntry.status === "invalid" || probeEntry.status === "revoked");
   if (wildcard) {
-    issues.push({ rule: "dkim.selector.wildcard", severity: "Medium", description: `A random selector (${probe}) returned a TXT record: *._domainkey.${d} is a wildcard, so selector results are unreliable.`, fix: "Remove the wildcard record under _domainkey." });
+    issues.push({
+      rule: "dkim.selector.wildcard",
+      severity: "Medium",
+      description: `A random selector (${probe}) returned a TXT record: *._domainkey.${d} is a wildcard, so selector results are unreliable.`,
+      fix: "Remove the wildcard record under _domainkey.",
+    });
   }
 
   const found: Record<string, SelectorEntry> = {};
@@ -71,12 +81,26 @@ export async function lookupSelectors(domain: string, selectors: string[] | null
   let score = active.length === 0 ? 0 : Math.max(...active.map(keyScore));
   if (wildcard) score = Math.max(0, score - 20);
   // docs/decisions.md D19: *._domainkey cannot be enumerated, so never claim "no DKIM".
-  const summary = active.length > 0
-    ? `${active.length} active DKIM key(s) found among ${names.length} selectors checked: ${Object.keys(found).filter((s) => found[s]?.status === "active").join(", ")}`
-    : temp > 0
-      ? `DKIM key not found among ${names.length} selectors checked; ${temp} lookups failed temporarily`
-      : `DKIM key not found among ${names.length} selectors checked`;
-  return { domain: d, status, score, summary, scanned: names.length, wildcard, wildcardUnknown: probeEntry?.status === "temperror", selectors: found, missing, issues };
+  const summary =
+    active.length > 0
+      ? `${active.length} active DKIM key(s) found among ${names.length} selectors checked: ${Object.keys(found)
+          .filter((s) => found[s]?.status === "active")
+          .join(", ")}`
+      : temp > 0
+        ? `DKIM key not found among ${names.length} selectors checked; ${temp} lookups failed temporarily`
+        : `DKIM key not found among ${names.length} selectors checked`;
+  return {
+    domain: d,
+    status,
+    score,
+    summary,
+    scanned: names.length,
+    wildcard,
+    wildcardUnknown: probeEntry?.status === "temperror",
+    selectors: found,
+    missing,
+    issues,
+  };
 }
 
 /** Score of one active key: 100, less for weak size, testing mode or sha1-only h=. */
@@ -106,7 +130,12 @@ export async function checkSelector(domain: string, selector: string, resolver: 
     if (l.chain.length > 0) {
       // A CNAME to a provider that no longer serves the key: a classic breakage after offboarding.
       e.status = "invalid";
-      issue("dkim.selector.dangling_cname", "High", `CNAME to ${l.chain[l.chain.length - 1]} has no key (${l.kind})`, "Remove the stale CNAME or re-enable DKIM at the provider.");
+      issue(
+        "dkim.selector.dangling_cname",
+        "High",
+        `CNAME to ${l.chain[l.chain.length - 1]} has no key (${l.kind})`,
+        "Remove the stale CNAME or re-enable DKIM at the provider.",
+      );
     } else {
       issue("dkim.selector.missing", "Info", l.kind === "nxdomain" ? "no such name" : "no TXT record");
     }
@@ -121,7 +150,12 @@ export async function checkSelector(domain: string, selector: string, resolver: 
   }
   if (keys.length > 1) {
     e.status = "invalid";
-    issue("dkim.key.multiple_records", "High", `${keys.length} key records at one selector; verifiers' results are undefined (RFC 6376 §3.6.2.2)`, "Keep exactly one TXT record.");
+    issue(
+      "dkim.key.multiple_records",
+      "High",
+      `${keys.length} key records at one selector; verifiers' results are undefined (RFC 6376 §3.6.2.2)`,
+      "Keep exactly one TXT record.",
+    );
     return e;
   }
   const a = await analyzeKey(keys[0] ?? "");

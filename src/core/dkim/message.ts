@@ -88,10 +88,15 @@ export function extractFromDomain(headers: HeaderField[]): FromDomain {
   if (addrs.length !== 1) return { domain: null, reason: addrs.length === 0 ? "no address in From" : `${addrs.length} addresses in From` };
   const addr = addrs[0] ?? "";
   const angle = /<([^>]*)>/.exec(addr);
-  const spec = (angle ? angle[1] ?? "" : addr).trim();
+  const spec = (angle ? (angle[1] ?? "") : addr).trim();
   const at = spec.lastIndexOf("@");
   if (at < 0) return { domain: null, reason: "From address has no domain" };
-  const domain = spec.slice(at + 1).trim().replace(/^\[|\]$/g, "").replace(/\.$/, "").toLowerCase();
+  const domain = spec
+    .slice(at + 1)
+    .trim()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
   if (!/^[a-z0-9_-]+(\.[a-z0-9_-]+)+$/.test(domain) && !/^[^\s.]+(\.[^\s.]+)+$/u.test(domain)) {
     return { domain: null, reason: `invalid From domain "${domain}"` };
   }
@@ -106,10 +111,20 @@ function stripComments(s: string): string {
   for (let i = 0; i < s.length; i++) {
     const ch = s[i] ?? "";
     // A quoted-pair is kept inside quoted strings and dropped inside comments.
-    if (ch === "\\") { if (depth === 0) out += ch + (s[i + 1] ?? ""); i++; continue; }
+    if (ch === "\\") {
+      if (depth === 0) out += ch + (s[i + 1] ?? "");
+      i++;
+      continue;
+    }
     if (depth === 0 && ch === '"') quoted = !quoted;
-    if (!quoted && ch === "(") { depth++; continue; }
-    if (!quoted && ch === ")" && depth > 0) { depth--; continue; }
+    if (!quoted && ch === "(") {
+      depth++;
+      continue;
+    }
+    if (!quoted && ch === ")" && depth > 0) {
+      depth--;
+      continue;
+    }
     if (depth === 0) out += ch;
   }
   return out;
@@ -123,7 +138,11 @@ function splitAddresses(s: string): string[] {
   let angle = false;
   for (let i = 0; i < s.length; i++) {
     const ch = s[i] ?? "";
-    if (ch === "\\" && quoted) { cur += ch + (s[i + 1] ?? ""); i++; continue; }
+    if (ch === "\\" && quoted) {
+      cur += ch + (s[i + 1] ?? "");
+      i++;
+      continue;
+    }
     if (ch === '"') quoted = !quoted;
     else if (!quoted && ch === "<") angle = true;
     else if (!quoted && ch === ">") angle = false;

@@ -10,7 +10,10 @@ const base = "v=1; a=rsa-sha256; d=example.com; s=sel; h=from:to; bh=AAAA; b=BBB
 describe("tag lists", () => {
   it("accepts FWS around names, values and a trailing semicolon", () => {
     const r = parseTagList(" a = 1 ;\r\n\tb=two words ; ");
-    expect(r.ok && [...r.value]).toEqual([["a", "1"], ["b", "two words"]]);
+    expect(r.ok && [...r.value]).toEqual([
+      ["a", "1"],
+      ["b", "two words"],
+    ]);
   });
   it("rejects duplicates, missing = and empty specs", () => {
     expect(parseTagList("a=1; a=2").ok).toBe(false);
@@ -22,7 +25,14 @@ describe("tag lists", () => {
 describe("parseSignature", () => {
   it("parses defaults: c=simple/simple, i=@d", () => {
     const r = parseSignature(base);
-    expect(r.ok && r.value).toMatchObject({ algorithm: "rsa-sha256", headerCanon: "simple", bodyCanon: "simple", identity: "@example.com", headers: ["from", "to"], length: null });
+    expect(r.ok && r.value).toMatchObject({
+      algorithm: "rsa-sha256",
+      headerCanon: "simple",
+      bodyCanon: "simple",
+      identity: "@example.com",
+      headers: ["from", "to"],
+      length: null,
+    });
   });
   it("c=relaxed alone means relaxed/simple", () => {
     const r = parseSignature(`${base}; c=relaxed`);
@@ -43,11 +53,12 @@ describe("parseSignature", () => {
     [`${base}; l=ten`, /l= is not a number/],
     [`${base}; q=http`, /query method/],
   ];
-  for (const [v, re] of bad) it(`rejects ${v.slice(-30)}`, () => {
-    const r = parseSignature(v);
-    expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.error.reason).toMatch(re);
-  });
+  for (const [v, re] of bad)
+    it(`rejects ${v.slice(-30)}`, () => {
+      const r = parseSignature(v);
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.error.reason).toMatch(re);
+    });
   it("accepts an i= subdomain of d=", () => {
     expect(parseSignature(`${base}; i=joe@mail.example.com`).ok).toBe(true);
   });

@@ -7,9 +7,8 @@ import { parseMessage } from "./message";
 import { verifyMessage } from "./verify";
 import { DKIMPY_ED25519_SIMPLE, RFC8463_KEYS, RFC8463_MESSAGE } from "../../../test/fixtures/dkim/rfc8463";
 
-export const lastTwoLabels = async (d: string): Promise<string | null> => d.split(".").slice(-2).join(".");
-const resolver = () =>
-  new FakeResolver(Object.fromEntries(Object.entries(RFC8463_KEYS).map(([k, v]) => [k, { TXT: [v] }])));
+const lastTwoLabels = async (d: string): Promise<string | null> => d.split(".").slice(-2).join(".");
+const resolver = () => new FakeResolver(Object.fromEntries(Object.entries(RFC8463_KEYS).map(([k, v]) => [k, { TXT: [v] }])));
 
 describe("RFC 8463 Appendix A", () => {
   it("verifies both the ed25519-sha256 and the rsa-sha256 signature", async () => {

@@ -36,7 +36,11 @@ describe("attributeProvider", () => {
 
 describe("inferProviders and candidates", () => {
   it("infers from MX and SPF includes", () => {
-    expect(inferProviders({ mx: ["example-com.mail.protection.outlook.com"], spfIncludes: ["sendgrid.net", "_spf.google.com"] })).toEqual(["Google Workspace", "Microsoft 365", "Twilio SendGrid"]);
+    expect(inferProviders({ mx: ["example-com.mail.protection.outlook.com"], spfIncludes: ["sendgrid.net", "_spf.google.com"] })).toEqual([
+      "Google Workspace",
+      "Microsoft 365",
+      "Twilio SendGrid",
+    ]);
     expect(inferProviders({ mx: ["mx.notgoogle.com"], spfIncludes: [] })).toEqual([]);
   });
   it("tries the inferred provider's selectors first, without duplicates", () => {
@@ -72,7 +76,12 @@ describe("lookupSelectors", () => {
     res.faults.set("flaky._domainkey.example.com TXT", "temperror");
     const r = await lookupSelectors("example.com", ["ed", "old", "bad", "s1", "gone", "flaky", "none", "_x"], res);
     expect(Object.fromEntries(Object.entries(r.selectors).map(([k, v]) => [k, v.status]))).toEqual({
-      ed: "active", old: "revoked", bad: "invalid", s1: "active", gone: "invalid", flaky: "temperror",
+      ed: "active",
+      old: "revoked",
+      bad: "invalid",
+      s1: "active",
+      gone: "invalid",
+      flaky: "temperror",
     });
     expect(r.missing).toEqual({ none: "no such name" });
     expect(r.selectors.s1).toMatchObject({ delegated_to: "s1.domainkey.u42.wl.sendgrid.net", provider: "Twilio SendGrid", key: { bits: 1024 } });
@@ -104,7 +113,14 @@ describe("lookupSelectors", () => {
 
   it("a failed wildcard probe says the wildcard is unknown (never 'no wildcard')", async () => {
     const proxy = new Proxy({} as Record<string, { TXT: string[] } | "temperror">, {
-      get: (_t, name) => (typeof name !== "string" ? undefined : name.startsWith("dkimprobe-") ? "temperror" : name.endsWith("._domainkey.example.com") ? { TXT: [ed] } : undefined),
+      get: (_t, name) =>
+        typeof name !== "string"
+          ? undefined
+          : name.startsWith("dkimprobe-")
+            ? "temperror"
+            : name.endsWith("._domainkey.example.com")
+              ? { TXT: [ed] }
+              : undefined,
     });
     const r = await lookupSelectors("example.com", ["a"], new FakeResolver(proxy));
     expect(r.wildcard).toBe(false);
@@ -118,7 +134,8 @@ describe("lookupSelectors", () => {
     const slow = {
       queriesSent: 0,
       query: async (...a: Parameters<FakeResolver["query"]>) => {
-        inFlight++; peak = Math.max(peak, inFlight);
+        inFlight++;
+        peak = Math.max(peak, inFlight);
         await new Promise((r) => setTimeout(r, 2));
         inFlight--;
         return inner.query(...a);

@@ -11,8 +11,13 @@ export interface ProviderEntry {
   spfSuffixes: string[];
 }
 
-const p = (provider: string, selectors: string[], cnameSuffixes: string[], mxSuffixes: string[] = [], spfSuffixes: string[] = []): ProviderEntry =>
-  ({ provider, selectors, cnameSuffixes, mxSuffixes, spfSuffixes });
+const p = (provider: string, selectors: string[], cnameSuffixes: string[], mxSuffixes: string[] = [], spfSuffixes: string[] = []): ProviderEntry => ({
+  provider,
+  selectors,
+  cnameSuffixes,
+  mxSuffixes,
+  spfSuffixes,
+});
 
 export const PROVIDERS: readonly ProviderEntry[] = [
   p("Google Workspace", ["google"], [], ["google.com", "googlemail.com"], ["_spf.google.com"]),

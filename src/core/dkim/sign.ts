@@ -21,7 +21,20 @@ export interface SignOptions {
   bodyLength?: number; // l=
 }
 
-const DEFAULT_HEADERS = ["from", "to", "cc", "subject", "date", "message-id", "reply-to", "in-reply-to", "references", "mime-version", "content-type", "content-transfer-encoding"];
+const DEFAULT_HEADERS = [
+  "from",
+  "to",
+  "cc",
+  "subject",
+  "date",
+  "message-id",
+  "reply-to",
+  "in-reply-to",
+  "references",
+  "mime-version",
+  "content-type",
+  "content-transfer-encoding",
+];
 
 /**
  * Returns the message (CRLF-normalized) with the new DKIM-Signature field prepended. For byte
@@ -51,7 +64,11 @@ export async function signMessage(raw: string | Uint8Array, o: SignOptions): Pro
   const bh = base64Encode(await sha(hash === "sha1" ? "SHA-1" : "SHA-256", bytes));
   const t = o.timestamp === undefined ? Math.floor(Date.now() / 1000) : o.timestamp;
   const tags = [
-    "v=1", `a=${o.algorithm}`, `c=${hc}/${bc}`, `d=${o.domain}`, `s=${o.selector}`,
+    "v=1",
+    `a=${o.algorithm}`,
+    `c=${hc}/${bc}`,
+    `d=${o.domain}`,
+    `s=${o.selector}`,
     ...(o.identity !== undefined ? [`i=${o.identity}`] : []),
     ...(t !== null ? [`t=${t}`] : []),
     ...(o.expiration !== undefined ? [`x=${o.expiration}`] : []),

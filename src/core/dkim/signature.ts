@@ -78,7 +78,10 @@ export function parseSignature(value: string): Result<DkimSignature, SignaturePa
   const selector = stripFws(t.get("s") ?? "").toLowerCase();
   if (!/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/.test(selector)) return fail(`invalid selector s=${selector}`);
 
-  const headers = (t.get("h") ?? "").split(":").map((h) => h.replace(/[ \t\r\n]+/g, "")).filter((h) => h !== "");
+  const headers = (t.get("h") ?? "")
+    .split(":")
+    .map((h) => h.replace(/[ \t\r\n]+/g, ""))
+    .filter((h) => h !== "");
   if (headers.length === 0) return fail("h= is empty");
 
   // §3.5 i=: the domain part MUST be the same as, or a subdomain of, d= (PERMFAIL "domain mismatch").
@@ -108,8 +111,21 @@ export function parseSignature(value: string): Result<DkimSignature, SignaturePa
   if (timestamp !== null && expiration !== null && expiration <= timestamp) return fail("x= is not after t=");
 
   return ok({
-    algorithm: a as SigAlgorithm, keyType: alg[0], hash: alg[1], signature: b, bodyHash: bh,
-    headerCanon: hc, bodyCanon: bc, domain, selector, headers, identity, length, timestamp, expiration, tags: t,
+    algorithm: a as SigAlgorithm,
+    keyType: alg[0],
+    hash: alg[1],
+    signature: b,
+    bodyHash: bh,
+    headerCanon: hc,
+    bodyCanon: bc,
+    domain,
+    selector,
+    headers,
+    identity,
+    length,
+    timestamp,
+    expiration,
+    tags: t,
   });
 }
 

@@ -35,11 +35,29 @@ export const FUTURE_SKEW_SECONDS = 300;
 
 export type BodyHashCache = Map<string, Promise<{ hash: Uint8Array; available: number; used: number }>>;
 
-export async function verifyOneSignature(field: HeaderField, msg: ParsedMessage, resolver: Resolver, now: Date, cache: BodyHashCache): Promise<SignatureReport> {
+export async function verifyOneSignature(
+  field: HeaderField,
+  msg: ParsedMessage,
+  resolver: Resolver,
+  now: Date,
+  cache: BodyHashCache,
+): Promise<SignatureReport> {
   const r: SignatureReport = {
-    domain: null, selector: null, algorithm: null, canonicalization: null, headers: [], key: null, body_hash: null,
-    result: "permerror", reason: null, expires_at: null, signed_at: null, aligned: false, alignment: "none",
-    length_limited: false, detail: { unsignedBodyBytes: null, fromSignedCount: 0, keyBits: null, sig: null },
+    domain: null,
+    selector: null,
+    algorithm: null,
+    canonicalization: null,
+    headers: [],
+    key: null,
+    body_hash: null,
+    result: "permerror",
+    reason: null,
+    expires_at: null,
+    signed_at: null,
+    aligned: false,
+    alignment: "none",
+    length_limited: false,
+    detail: { unsignedBodyBytes: null, fromSignedCount: 0, keyBits: null, sig: null },
   };
   const done = (result: DkimResult, reason: string | null): SignatureReport => ({ ...r, result, reason });
 
@@ -51,8 +69,14 @@ export async function verifyOneSignature(field: HeaderField, msg: ParsedMessage,
   const sig = parsed.value;
   const iso = (s: number | null) => (s === null ? null : new Date(s * 1000).toISOString());
   Object.assign(r, {
-    domain: sig.domain, selector: sig.selector, algorithm: sig.algorithm, canonicalization: `${sig.headerCanon}/${sig.bodyCanon}`,
-    headers: sig.headers, signed_at: iso(sig.timestamp), expires_at: iso(sig.expiration), length_limited: sig.length !== null,
+    domain: sig.domain,
+    selector: sig.selector,
+    algorithm: sig.algorithm,
+    canonicalization: `${sig.headerCanon}/${sig.bodyCanon}`,
+    headers: sig.headers,
+    signed_at: iso(sig.timestamp),
+    expires_at: iso(sig.expiration),
+    length_limited: sig.length !== null,
   });
   r.detail.sig = sig;
   r.detail.fromSignedCount = sig.headers.filter((h) => h.toLowerCase() === "from").length;

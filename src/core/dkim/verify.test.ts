@@ -16,8 +16,12 @@ beforeAll(async () => {
 
 async function sign(raw: string | Uint8Array, key: GeneratedKey, extra: Partial<SignOptions> = {}): Promise<string> {
   const r = await signMessage(raw, {
-    domain: key.domain, selector: key.selector, privateKey: key.private_key_pem,
-    algorithm: key.algorithm === "ed25519" ? "ed25519-sha256" : "rsa-sha256", timestamp: NOW_S - 60, ...extra,
+    domain: key.domain,
+    selector: key.selector,
+    privateKey: key.private_key_pem,
+    algorithm: key.algorithm === "ed25519" ? "ed25519-sha256" : "rsa-sha256",
+    timestamp: NOW_S - 60,
+    ...extra,
   });
   if (!r.ok) throw new Error(r.error);
   return r.value;
@@ -34,7 +38,15 @@ describe("verifyMessage", () => {
     const r = await verify(await sign(SAMPLE, rsa));
     expect(r.result).toBe("pass");
     expect(r.aligned).toBe(true);
-    expect(r.signatures[0]).toMatchObject({ domain: "example.com", selector: "rsa", algorithm: "rsa-sha256", canonicalization: "relaxed/relaxed", body_hash: "pass", alignment: "strict", length_limited: false });
+    expect(r.signatures[0]).toMatchObject({
+      domain: "example.com",
+      selector: "rsa",
+      algorithm: "rsa-sha256",
+      canonicalization: "relaxed/relaxed",
+      body_hash: "pass",
+      alignment: "strict",
+      length_limited: false,
+    });
     expect(r.signatures[0]?.key).toEqual({ type: "rsa", bits: 2048, fingerprint: rsa.fingerprint, testing: false });
   });
 
@@ -230,6 +242,9 @@ describe("generate → sign → verify round trips", () => {
 const keyCache = new Map<string, Promise<GeneratedKey>>();
 function cached(a: "rsa-1024" | "rsa-4096"): Promise<GeneratedKey> {
   let k = keyCache.get(a);
-  if (!k) { k = newKey(a, a); keyCache.set(a, k); }
+  if (!k) {
+    k = newKey(a, a);
+    keyCache.set(a, k);
+  }
   return k;
 }

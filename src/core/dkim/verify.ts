@@ -55,7 +55,10 @@ export async function verifyMessage(raw: string | Uint8Array, deps: VerifyDeps):
   const orgCache = new Map<string, Promise<string | null>>();
   const org = (d: string) => {
     let p = orgCache.get(d);
-    if (!p) { p = deps.orgDomain(d).catch(() => null); orgCache.set(d, p); }
+    if (!p) {
+      p = deps.orgDomain(d).catch(() => null);
+      orgCache.set(d, p);
+    }
     return p;
   };
   for (const r of reports) {
@@ -70,7 +73,7 @@ export async function verifyMessage(raw: string | Uint8Array, deps: VerifyDeps):
 
   for (const r of reports) warnings.push(...signatureWarnings(r, fromCount));
   const passing = reports.filter((r) => r.result === "pass");
-  const result = passing.length > 0 ? "pass" : RANK.find((x) => reports.some((r) => r.result === x)) ?? "permerror";
+  const result = passing.length > 0 ? "pass" : (RANK.find((x) => reports.some((r) => r.result === x)) ?? "permerror");
   return {
     result,
     from_domain: from.domain,

@@ -28,7 +28,11 @@ export async function fetchDmarc(domain: string, resolver: Resolver): Promise<Dm
 
 /** The targets of one walk, starting at `domain` (§4.10 steps 3, 4, 7). */
 export function walkTargets(domain: string): string[] {
-  const labels = domain.toLowerCase().replace(/\.$/, "").split(".").filter((l) => l !== "");
+  const labels = domain
+    .toLowerCase()
+    .replace(/\.$/, "")
+    .split(".")
+    .filter((l) => l !== "");
   const out = [labels.join(".")];
   // Step 4: x >= 8 labels are shortened to 7 after the first query; otherwise drop one label.
   let n = labels.length >= 8 ? 7 : labels.length - 1;
@@ -110,7 +114,18 @@ export async function discoverPolicy(domain: string, resolver: Resolver): Promis
   const start = domain.toLowerCase().replace(/\.$/, "");
   // §4.10.1: a record at the Author Domain is the policy; the walk is needed only without one.
   const steps = await treeWalk(start, resolver, true);
-  const base: PolicyDiscovery = { domain: start, status: "none", policyDomain: null, record: null, parsed: null, inherited: false, orgDomain: null, queries: steps.length, steps, temperror: null };
+  const base: PolicyDiscovery = {
+    domain: start,
+    status: "none",
+    policyDomain: null,
+    record: null,
+    parsed: null,
+    inherited: false,
+    orgDomain: null,
+    queries: steps.length,
+    steps,
+    temperror: null,
+  };
   const first = steps[0]?.result;
   if (first?.kind === "record") {
     // The org domain needs a separate walk (§4.10.2); organizationalDomain() does it when alignment needs it.

@@ -37,8 +37,13 @@ describe("parseDmarc", () => {
     expect(rules(r.findings)).toEqual(["dmarc.duplicate-tag", "dmarc.unknown-tag"]);
   });
   it("parses URI lists, the obsolete !size and the removed pct/rf/ri", () => {
-    const r = parse("v=DMARC1; p=quarantine; pct=25; rf=afrf; ri=3600; rua=mailto:a@example.com!10m, mailto:b@reports.example.net; ruf=mailto:f@example.com; fo=0:1:d");
-    expect(r.rua.map((u) => [u.domain, u.size])).toEqual([["example.com", "10m"], ["reports.example.net", null]]);
+    const r = parse(
+      "v=DMARC1; p=quarantine; pct=25; rf=afrf; ri=3600; rua=mailto:a@example.com!10m, mailto:b@reports.example.net; ruf=mailto:f@example.com; fo=0:1:d",
+    );
+    expect(r.rua.map((u) => [u.domain, u.size])).toEqual([
+      ["example.com", "10m"],
+      ["reports.example.net", null],
+    ]);
     expect([r.pct, r.rf, r.ri, r.fo]).toEqual([25, "afrf", 3600, ["0", "1", "d"]]);
   });
   it("isEnforcing needs quarantine/reject, sp not none, pct 100 (BIMI)", () => {
@@ -52,8 +57,14 @@ describe("parseDmarc", () => {
 describe("RFC 9989 §4.10 DNS Tree Walk", () => {
   it("shortens names of 8+ labels to 7 after the first query: the RFC's eight-query example", () => {
     expect(walkTargets("a.b.c.d.e.f.g.h.i.j.mail.example.com").map((d) => `_dmarc.${d}`)).toEqual([
-      "_dmarc.a.b.c.d.e.f.g.h.i.j.mail.example.com", "_dmarc.g.h.i.j.mail.example.com", "_dmarc.h.i.j.mail.example.com",
-      "_dmarc.i.j.mail.example.com", "_dmarc.j.mail.example.com", "_dmarc.mail.example.com", "_dmarc.example.com", "_dmarc.com",
+      "_dmarc.a.b.c.d.e.f.g.h.i.j.mail.example.com",
+      "_dmarc.g.h.i.j.mail.example.com",
+      "_dmarc.h.i.j.mail.example.com",
+      "_dmarc.i.j.mail.example.com",
+      "_dmarc.j.mail.example.com",
+      "_dmarc.mail.example.com",
+      "_dmarc.example.com",
+      "_dmarc.com",
     ]);
     expect(walkTargets("a.mail.example.com")).toEqual(["a.mail.example.com", "mail.example.com", "example.com", "com"]);
   });
@@ -128,7 +139,10 @@ describe("alignment", () => {
 });
 
 describe("analyzeDmarc", () => {
-  const reportsZone: Zone = { "reports.example.net": { MX: [{ preference: 10, exchange: "mx.example.net" }] }, "_dmarc.example.net": { TXT: ["v=DMARC1; p=reject"] } };
+  const reportsZone: Zone = {
+    "reports.example.net": { MX: [{ preference: 10, exchange: "mx.example.net" }] },
+    "_dmarc.example.net": { TXT: ["v=DMARC1; p=reject"] },
+  };
 
   it("flags a missing external-destination authorization and accepts the wildcard", async () => {
     const zone: Zone = { ...reportsZone, "_dmarc.example.com": { TXT: ["v=DMARC1; p=reject; rua=mailto:d@reports.example.net"] } };
@@ -140,24 +154,45 @@ describe("analyzeDmarc", () => {
   });
 
   it("reports multiple records, apex records, unrelated TXT and no DMARC", async () => {
-    const a = await analyzeDmarc("example.com", new FakeResolver({
-      "_dmarc.example.com": { TXT: ["v=DMARC1; p=reject", "v=DMARC1; p=none", "hello"] }, "example.com": { TXT: ["v=DMARC1; p=reject"] },
-    }));
+    const a = await analyzeDmarc(
+      "example.com",
+      new FakeResolver({
+        "_dmarc.example.com": { TXT: ["v=DMARC1; p=reject", "v=DMARC1; p=none", "hello"] },
+        "example.com": { TXT: ["v=DMARC1; p=reject"] },
+      }),
+    );
     expect(rules(a.findings)).toEqual(["dmarc.multiple-records", "dmarc.unrelated-txt", "dmarc.apex-record", "dmarc.none"]);
     expect(a.policy).toBeNull();
   });
 
   it("warns on p=none, sp=none with reject, pct, fo and !size, and suggests an RFC 9989 record", async () => {
-    const zone: Zone = { ...reportsZone, "_dmarc.example.com": { TXT: ["v=DMARC1; sp=none; p=reject; pct=0; ri=3600; fo=0:1; rua=mailto:d@example.com!10m"] }, "example.com": { MX: [{ preference: 1, exchange: "mx.example.com" }] } };
+    const zone: Zone = {
+      ...reportsZone,
+      "_dmarc.example.com": { TXT: ["v=DMARC1; sp=none; p=reject; pct=0; ri=3600; fo=0:1; rua=mailto:d@example.com!10m"] },
+      "example.com": { MX: [{ preference: 1, exchange: "mx.example.com" }] },
+    };
     const a = await analyzeDmarc("example.com", new FakeResolver(zone));
-    expect(rules(a.findings)).toEqual(expect.arrayContaining(["dmarc.p-not-second", "dmarc.sp-none", "dmarc.pct-partial", "dmarc.ri-removed", "dmarc.uri-size-obsolete", "dmarc.fo-without-ruf", "dmarc.fo-redundant"]));
+    expect(rules(a.findings)).toEqual(
+      expect.arrayContaining([
+        "dmarc.p-not-second",
+        "dmarc.sp-none",
+        "dmarc.pct-partial",
+        "dmarc.ri-removed",
+        "dmarc.uri-size-obsolete",
+        "dmarc.fo-without-ruf",
+        "dmarc.fo-redundant",
+      ]),
+    );
     expect(a.fix).toBe("v=DMARC1; p=reject; sp=none; t=y; pct=0; rua=mailto:d@example.com");
     const none = await analyzeDmarc("example.com", new FakeResolver({ "_dmarc.example.com": { TXT: ["v=DMARC1; p=none"] } }));
     expect(rules(none.findings)).toEqual(["dmarc.policy-none", "dmarc.rua-missing"]);
   });
 
   it("uses sp for an inherited policy and flags a report domain without MX", async () => {
-    const a = await analyzeDmarc("shop.example.com", new FakeResolver({ "_dmarc.example.com": { TXT: ["v=DMARC1; p=reject; sp=quarantine; rua=mailto:d@example.com"] } }));
+    const a = await analyzeDmarc(
+      "shop.example.com",
+      new FakeResolver({ "_dmarc.example.com": { TXT: ["v=DMARC1; p=reject; sp=quarantine; rua=mailto:d@example.com"] } }),
+    );
     expect([a.policy, a.discovery.inherited]).toEqual(["quarantine", true]);
     expect(rules(a.findings)).toEqual(["dmarc.inherited", "dmarc.report-domain-no-mx"]);
   });

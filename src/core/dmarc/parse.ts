@@ -80,15 +80,21 @@ export function parseDmarc(text: string): Result<DmarcRecord> {
     const eq = trimmed.indexOf("=");
     const name = (eq > 0 ? trimmed.slice(0, eq) : trimmed).trim().toLowerCase();
     const value = eq > 0 ? trimmed.slice(eq + 1).trim() : "";
-    if (eq <= 0) { findings.push(f("dmarc.syntax", "Medium", `"${trimmed}" at character ${position} is not a tag=value pair and is ignored (RFC 9989 §5.4).`)); continue; }
+    if (eq <= 0) {
+      findings.push(f("dmarc.syntax", "Medium", `"${trimmed}" at character ${position} is not a tag=value pair and is ignored (RFC 9989 §5.4).`));
+      continue;
+    }
     if (seen.has(name)) {
       // Receivers disagree on which copy wins; checkdmarc treats duplicates as an error.
-      findings.push(f("dmarc.duplicate-tag", "High", `Tag "${name}" appears more than once (at character ${position}); receivers may use either value. Keep one.`));
+      findings.push(
+        f("dmarc.duplicate-tag", "High", `Tag "${name}" appears more than once (at character ${position}); receivers may use either value. Keep one.`),
+      );
       continue;
     }
     seen.set(name, value);
     tags.push({ name, value, position });
-    if (!KNOWN.has(name)) findings.push(f("dmarc.unknown-tag", "Low", `Unknown tag "${name}" is ignored by receivers (RFC 9989 §5.3); check it is not a typo.`));
+    if (!KNOWN.has(name))
+      findings.push(f("dmarc.unknown-tag", "Low", `Unknown tag "${name}" is ignored by receivers (RFC 9989 §5.3); check it is not a typo.`));
   }
   const get = (n: string): string | undefined => seen.get(n);
   const policy = (n: "p" | "sp" | "np"): DmarcPolicy | null => {
@@ -102,10 +108,16 @@ export function parseDmarc(text: string): Result<DmarcRecord> {
     const v = get(n)?.toLowerCase();
     if (v === undefined) return dflt;
     if ((allowed as readonly string[]).includes(v)) return v as T;
-    findings.push(f("dmarc.invalid-value", "Medium", `${n}=${get(n)} is invalid (allowed: ${allowed.join(", ")}); the default ${dflt} applies (RFC 9989 §5.3).`));
+    findings.push(
+      f("dmarc.invalid-value", "Medium", `${n}=${get(n)} is invalid (allowed: ${allowed.join(", ")}); the default ${dflt} applies (RFC 9989 §5.3).`),
+    );
     return dflt;
   };
-  const uris = (n: string): DmarcUri[] => (get(n) ?? "").split(",").filter((u) => u.trim() !== "").map(parseUri);
+  const uris = (n: string): DmarcUri[] =>
+    (get(n) ?? "")
+      .split(",")
+      .filter((u) => u.trim() !== "")
+      .map(parseUri);
   const p = policy("p");
   const sp = policy("sp");
   const np = policy("np");
@@ -113,21 +125,33 @@ export function parseDmarc(text: string): Result<DmarcRecord> {
   const pctRaw = get("pct");
   const pct = pctRaw !== undefined && /^[0-9]{1,3}$/.test(pctRaw) && Number(pctRaw) <= 100 ? Number(pctRaw) : null;
   const riRaw = get("ri");
-  const fo = (get("fo") ?? "").split(":").map((x) => x.trim().toLowerCase()).filter((x) => x !== "");
+  const fo = (get("fo") ?? "")
+    .split(":")
+    .map((x) => x.trim().toLowerCase())
+    .filter((x) => x !== "");
   const badFo = fo.filter((x) => !["0", "1", "d", "s"].includes(x));
-  if (badFo.length > 0) findings.push(f("dmarc.invalid-value", "Low", `fo=${get("fo")} contains invalid option(s) ${badFo.join(", ")} (allowed: 0, 1, d, s; RFC 9989 §5.3).`));
+  if (badFo.length > 0)
+    findings.push(f("dmarc.invalid-value", "Low", `fo=${get("fo")} contains invalid option(s) ${badFo.join(", ")} (allowed: 0, 1, d, s; RFC 9989 §5.3).`));
   const effP: DmarcPolicy = p ?? "none";
   const effSp: DmarcPolicy = sp ?? effP;
   const record: DmarcRecord = {
-    text, tags, p, sp, np,
+    text,
+    tags,
+    p,
+    sp,
+    np,
     t: enumTag("t", ["y", "n"] as const, "n") === "y",
     psd: enumTag("psd", ["y", "n", "u"] as const, "u"),
     adkim: enumTag("adkim", ["r", "s"] as const, "r"),
     aspf: enumTag("aspf", ["r", "s"] as const, "r"),
-    rua, ruf: uris("ruf"), fo: fo.filter((x) => badFo.indexOf(x) < 0),
-    pct, rf: get("rf") ?? null, ri: riRaw !== undefined && /^[0-9]+$/.test(riRaw) ? Number(riRaw) : null,
+    rua,
+    ruf: uris("ruf"),
+    fo: fo.filter((x) => badFo.indexOf(x) < 0),
+    pct,
+    rf: get("rf") ?? null,
+    ri: riRaw !== undefined && /^[0-9]+$/.test(riRaw) ? Number(riRaw) : null,
     // RFC 9989 §5.3: np defaults to sp when sp is present, else to p.
-    effective: { p: effP, sp: effSp, np: np ?? (sp ?? effP) },
+    effective: { p: effP, sp: effSp, np: np ?? sp ?? effP },
     // RFC 9989 §4.10.1: without a valid p, act as p=none only when a valid rua exists.
     policyApplies: p !== null || rua.some((u) => u.valid),
     findings,

@@ -19,7 +19,7 @@ export function cnameHops(answer: ResourceRecord[], from: string): Hop[] {
   let current = from;
   for (;;) {
     const rr = answer.find((r) => r.type === TYPE.CNAME && r.class === CLASS_IN && r.name === current);
-    if (!rr || rr.data.kind !== "CNAME") return hops;
+    if (rr?.data.kind !== "CNAME") return hops;
     hops.push({ target: rr.data.target, ttl: rr.ttl });
     if (visited.has(rr.data.target)) return hops;
     visited.add(rr.data.target);
@@ -28,11 +28,7 @@ export function cnameHops(answer: ResourceRecord[], from: string): Hop[] {
 }
 
 /** The RRset of `type` owned by `owner`, as the Resolver port's RecordData, and its lowest TTL. */
-export function rrset<T extends RecordType>(
-  answer: ResourceRecord[],
-  owner: string,
-  type: T,
-): { records: RecordData[T][]; ttl: number } {
+export function rrset<T extends RecordType>(answer: ResourceRecord[], owner: string, type: T): { records: RecordData[T][]; ttl: number } {
   const records: RecordData[T][] = [];
   let ttl = Number.POSITIVE_INFINITY;
   for (const rr of answer) {
@@ -64,9 +60,7 @@ function toRecordData<T extends RecordType>(rr: ResourceRecord, type: T): Record
       // RFC 7208 §3.3 / RFC 6376 §3.6.2.2: one record's strings are joined with no separator.
       return d.kind === type ? (d.strings.join("") as RecordData[T]) : null;
     case "SOA":
-      return type === "SOA"
-        ? (`${d.mname} ${d.rname} ${d.serial} ${d.refresh} ${d.retry} ${d.expire} ${d.minimum}` as RecordData[T])
-        : null;
+      return type === "SOA" ? (`${d.mname} ${d.rname} ${d.serial} ${d.refresh} ${d.retry} ${d.expire} ${d.minimum}` as RecordData[T]) : null;
     case "raw":
       return null;
   }
@@ -76,11 +70,10 @@ function toRecordData<T extends RecordType>(rr: ResourceRecord, type: T): Record
  *  in the authority section it is not cached at all (RFC 2308 §5, last paragraph). */
 export function negativeTtl(message: DnsMessage): number {
   const soa = message.authority.find((r) => r.type === TYPE.SOA && r.data.kind === "SOA");
-  if (!soa || soa.data.kind !== "SOA") return 0;
+  if (soa?.data.kind !== "SOA") return 0;
   return Math.min(soa.ttl, soa.data.minimum, MAX_NEGATIVE_TTL);
 }
 
 /** Lifetime of a positive answer: the smallest TTL of any answer record, so no part of a CNAME
  *  chain outlives its own TTL. */
-export const positiveTtl = (message: DnsMessage): number =>
-  message.answer.reduce((min, r) => Math.min(min, r.ttl), Number.POSITIVE_INFINITY);
+export const positiveTtl = (message: DnsMessage): number => message.answer.reduce((min, r) => Math.min(min, r.ttl), Number.POSITIVE_INFINITY);

@@ -12,7 +12,10 @@ const answer = (over: Partial<ResponseInit> = {}, rcode = 0): Uint8Array => {
   if (!r.ok) throw new Error(r.error);
   return r.value;
 };
-const serve = (body: () => Response): HttpFetch => async () => body();
+const serve =
+  (body: () => Response): HttpFetch =>
+  async () =>
+    body();
 const run = (f: HttpFetch, timeoutMs = 1000) => dohExchange(EP, "example.com", "TXT", { fetch: f, timeoutMs });
 
 describe("dohExchange request", () => {
@@ -71,8 +74,7 @@ describe("dohExchange classification", () => {
   }
 
   it("a timeout or network failure is a temperror with cause network", async () => {
-    const hang: HttpFetch = (_u, init) =>
-      new Promise((_, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal?.reason)));
+    const hang: HttpFetch = (_u, init) => new Promise((_, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal?.reason)));
     const t = await run(hang, 20);
     expect(t).toMatchObject({ kind: "temperror", cause: "network" });
     expect(t.kind === "temperror" && t.reason).toMatch(/timeout after 20 ms/);
@@ -82,7 +84,13 @@ describe("dohExchange classification", () => {
 
   it("a name that cannot be encoded sends nothing", async () => {
     let calls = 0;
-    const r = await dohExchange(EP, `${"a".repeat(64)}.example`, "A", { fetch: async () => (calls++, new Response()), timeoutMs: 100 });
+    const r = await dohExchange(EP, `${"a".repeat(64)}.example`, "A", {
+      fetch: async () => {
+        calls++;
+        return new Response();
+      },
+      timeoutMs: 100,
+    });
     expect(r).toMatchObject({ kind: "temperror", cause: "query" });
     expect(calls).toBe(0);
   });

@@ -22,12 +22,7 @@ export interface ExchangeOptions {
 
 const RCODE_NAMES: Record<number, string> = { 1: "FORMERR", 2: "SERVFAIL", 4: "NOTIMP", 5: "REFUSED" };
 
-export async function dohExchange(
-  endpoint: string,
-  name: string,
-  type: TypeName | number,
-  opts: ExchangeOptions,
-): Promise<Exchange> {
+export async function dohExchange(endpoint: string, name: string, type: TypeName | number, opts: ExchangeOptions): Promise<Exchange> {
   const query = encodeQuery(name, type, 0); // id 0: RFC 8484 §4.1
   if (!query.ok) return { kind: "temperror", reason: `cannot encode query: ${query.error}`, cause: "query" };
   let body: Uint8Array;

@@ -8,7 +8,8 @@ const A = "https://a.test/dns-query";
 const B = "https://b.test/dns-query";
 const zone: StubZone = {
   "example.com": {
-    A: ["192.0.2.1"], MX: [{ preference: 10, exchange: "MX1.Example.com." }],
+    A: ["192.0.2.1"],
+    MX: [{ preference: 10, exchange: "MX1.Example.com." }],
     TXT: ["v=spf1 -all", ["google-site-", "verification=abc"]],
   },
   "s1._domainkey.example.com": { TXT: [DKIM_KEY] },
@@ -36,7 +37,8 @@ describe("answers", () => {
     expect(mx.kind === "records" && mx.records).toEqual([{ preference: 10, exchange: "mx1.example.com" }]);
     const txt = await resolver.query("example.com", "TXT");
     expect(txt.kind === "records" && txt.records, "two records stay two; strings joined without a space").toEqual([
-      "v=spf1 -all", "google-site-verification=abc",
+      "v=spf1 -all",
+      "google-site-verification=abc",
     ]);
     const dkim = await resolver.query("s1._domainkey.example.com", "TXT");
     expect(dkim.kind === "records" && dkim.records).toEqual([DKIM_KEY]);
@@ -194,7 +196,8 @@ describe("CNAME chasing", () => {
     for (const followCnames of [true, false]) {
       const { resolver } = setup({ followCnames });
       expect(await resolver.query("loop1.example.com", "A"), `followCnames=${followCnames}`).toEqual({
-        kind: "temperror", reason: "CNAME loop at loop1.example.com",
+        kind: "temperror",
+        reason: "CNAME loop at loop1.example.com",
       });
       stub?.restore();
     }

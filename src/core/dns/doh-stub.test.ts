@@ -21,7 +21,10 @@ describe("installDohStub", () => {
   it("answers a CNAME with the target's records in one answer, like a recursive resolver", async () => {
     stub = installDohStub({ "www.example.com": { CNAME: "example.com" }, "example.com": { A: ["192.0.2.1"] } });
     const msg = await ask("WWW.example.com", "A");
-    expect(msg.answer.map((r) => [r.name, r.type])).toEqual([["www.example.com", TYPE.CNAME], ["example.com", TYPE.A]]);
+    expect(msg.answer.map((r) => [r.name, r.type])).toEqual([
+      ["www.example.com", TYPE.CNAME],
+      ["example.com", TYPE.A],
+    ]);
     expect(stub.queries).toEqual([{ name: "www.example.com", type: "A", endpoint: "https://doh.test/dns-query" }]);
   });
 

@@ -25,8 +25,21 @@ describe("normalizeDomainName", () => {
   });
 
   it("rejects bad labels, lengths and single labels", () => {
-    const bad = ["", ".", "com", "-a.example", "a-.example", "a b.example", "a..example", `${"a".repeat(64)}.example`,
-      `${"abcdefghi.".repeat(25)}example`, "user@example.com", "example.com/path", "example.com:443", "*.example.com"];
+    const bad = [
+      "",
+      ".",
+      "com",
+      "-a.example",
+      "a-.example",
+      "a b.example",
+      "a..example",
+      `${"a".repeat(64)}.example`,
+      `${"abcdefghi.".repeat(25)}example`,
+      "user@example.com",
+      "example.com/path",
+      "example.com:443",
+      "*.example.com",
+    ];
     for (const name of bad) expect(normalizeDomainName(name).ok, JSON.stringify(name)).toBe(false);
     expect(value(normalizeDomainName(`${"a".repeat(63)}.example`)), "63 is the maximum label").toBe(`${"a".repeat(63)}.example`);
   });
@@ -56,8 +69,13 @@ describe("reverseName", () => {
 describe("IP text", () => {
   it("parses IPv6 forms and formats them canonically", () => {
     const cases: Array<[string, string]> = [
-      ["::1", "::1"], ["1::", "1::"], ["1:0:0:2:0:0:0:3", "1:0:0:2::3"], ["1:0:0:2:0:0:3:4", "1::2:0:0:3:4"],
-      ["::ffff:1.2.3.4", "::ffff:102:304"], ["1:2:3:4:5:6:1.2.3.4", "1:2:3:4:5:6:102:304"], ["1:2:3:4:5:6:7:0", "1:2:3:4:5:6:7:0"],
+      ["::1", "::1"],
+      ["1::", "1::"],
+      ["1:0:0:2:0:0:0:3", "1:0:0:2::3"],
+      ["1:0:0:2:0:0:3:4", "1::2:0:0:3:4"],
+      ["::ffff:1.2.3.4", "::ffff:102:304"],
+      ["1:2:3:4:5:6:1.2.3.4", "1:2:3:4:5:6:102:304"],
+      ["1:2:3:4:5:6:7:0", "1:2:3:4:5:6:7:0"],
     ];
     for (const [input, out] of cases) {
       const b = parseIPv6(input);

@@ -24,7 +24,7 @@ export function normalizeDomainName(input: string, opts: NameOptions = {}): Resu
   // The URL parser treats a numeric or 0x-prefixed last label as an IPv4 number ("1.2.3" -> 1.2.0.3).
   const last = name.slice(name.lastIndexOf(".") + 1);
   if (/^(0x[0-9a-f]*|[0-9]+)$/.test(last)) return err(`"${input}" ends in a numeric label (looks like an IP address)`);
-  if (/[^\x00-\x7f]/.test(name)) {
+  if (/[^\p{ASCII}]/u.test(name)) {
     try {
       name = new URL(`http://${name}/`).hostname;
     } catch {

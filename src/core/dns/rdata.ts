@@ -60,8 +60,14 @@ export function decodeRData(r: Reader, type: number, rdlength: number): RData {
     }
     case TYPE.SOA:
       data = {
-        kind: "SOA", mname: r.name(), rname: r.name(),
-        serial: r.u32(), refresh: r.u32(), retry: r.u32(), expire: r.u32(), minimum: r.u32(),
+        kind: "SOA",
+        mname: r.name(),
+        rname: r.name(),
+        serial: r.u32(),
+        refresh: r.u32(),
+        retry: r.u32(),
+        expire: r.u32(),
+        minimum: r.u32(),
       };
       break;
     default:

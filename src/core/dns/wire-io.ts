@@ -80,9 +80,9 @@ function presentLabel(label: Uint8Array): string {
   let s = "";
   for (const b of label) {
     if (b >= 0x41 && b <= 0x5a) s += String.fromCharCode(b + 0x20);
-    else if (b === 0x2e || b === 0x5c) s += "\\" + String.fromCharCode(b);
+    else if (b === 0x2e || b === 0x5c) s += `\\${String.fromCharCode(b)}`;
     else if (b > 0x20 && b < 0x7f) s += String.fromCharCode(b);
-    else s += "\\" + b.toString().padStart(3, "0");
+    else s += `\\${b.toString().padStart(3, "0")}`;
   }
   return s;
 }
@@ -153,7 +153,11 @@ export class Writer {
   /** Writes a name, replacing the longest suffix already written by a pointer (RFC 1035 §4.1.4). */
   name(name: string, compress = true): void {
     const labels = nameToLabels(name);
-    const key = (i: number): string => labels.slice(i).map((l) => Array.from(l, lowerByte).join(",")).join(".");
+    const key = (i: number): string =>
+      labels
+        .slice(i)
+        .map((l) => Array.from(l, lowerByte).join(","))
+        .join(".");
     for (let i = 0; i < labels.length; i++) {
       const known = compress ? this.suffixes.get(key(i)) : undefined;
       if (known !== undefined) {

@@ -13,9 +13,24 @@ describe("encodeQuery", () => {
     expect(q.ok).toBe(true);
     if (!q.ok) return;
     expect(toHex(q.value)).toBe(
-      "0000" + "0100" + "0001" + "0000" + "0000" + "0001" +
-      "07" + ascii("example") + "03" + ascii("com") + "00" + "0010" + "0001" +
-      "00" + "0029" + "1000" + "00000000" + "0000",
+      "0000" +
+        "0100" +
+        "0001" +
+        "0000" +
+        "0000" +
+        "0001" +
+        "07" +
+        ascii("example") +
+        "03" +
+        ascii("com") +
+        "00" +
+        "0010" +
+        "0001" +
+        "00" +
+        "0029" +
+        "1000" +
+        "00000000" +
+        "0000",
     );
     const withId = encodeQuery("a.example", 99, 0xabcd);
     expect(withId.ok && toHex(withId.value).slice(0, 4)).toBe("abcd");
@@ -42,8 +57,14 @@ describe("encodeResponse / decodeResponse round trip", () => {
     rr("example.com", TYPE.TXT, { kind: "TXT", strings: [""] }),
     rr("example.com", TYPE.SPF, { kind: "SPF", strings: ["v=spf1 -all"] }),
     rr("example.com", TYPE.SOA, {
-      kind: "SOA", mname: "ns1.example.com", rname: "hostmaster.example.com",
-      serial: 2024010101, refresh: 7200, retry: 3600, expire: 1209600, minimum: 300,
+      kind: "SOA",
+      mname: "ns1.example.com",
+      rname: "hostmaster.example.com",
+      serial: 2024010101,
+      refresh: 7200,
+      retry: 3600,
+      expire: 1209600,
+      minimum: 300,
     }),
     rr("example.com", 257, { kind: "raw", bytes: hex("0005 6973737565 6c657473656e63727970742e6f7267") }),
   ];
@@ -57,7 +78,9 @@ describe("encodeResponse / decodeResponse round trip", () => {
     expect(msg.ok, msg.ok ? "" : msg.error).toBe(true);
     if (!msg.ok) return;
     expect(msg.value.header).toEqual({
-      id: 7, opcode: 0, rcode: 0,
+      id: 7,
+      opcode: 0,
+      rcode: 0,
       flags: { qr: true, aa: false, tc: false, rd: true, ra: true, ad: false, cd: false },
     });
     expect(msg.value.question).toEqual([{ name: "example.com", type: TYPE.A, class: 1 }]);
@@ -66,7 +89,8 @@ describe("encodeResponse / decodeResponse round trip", () => {
 
   it("splits a TXT string longer than 255 octets into character-strings", () => {
     const bytes = encodeResponse({
-      header: { id: 0, rcode: 0 }, question: [],
+      header: { id: 0, rcode: 0 },
+      question: [],
       answer: [rr("s1._domainkey.example.com", TYPE.TXT, { kind: "TXT", strings: [DKIM_KEY] })],
     });
     const msg = bytes.ok ? decodeResponse(bytes.value) : bytes;
@@ -157,7 +181,7 @@ describe("malformed input is an error result, never a throw", () => {
     for (let i = 0; i < 5; i++) {
       starts.push(12 + body.length / 2);
       const prev = starts[i - 1];
-      body += "3f" + "61".repeat(63) + (prev === undefined ? "00" : (0xc000 | prev).toString(16)) + "00010001";
+      body += `3f${"61".repeat(63)}${prev === undefined ? "00" : (0xc000 | prev).toString(16)}00010001`;
     }
     const r = decodeResponse(hex(`0000 8180 0005 0000 0000 0000 ${body}`));
     expect(r.ok).toBe(false);

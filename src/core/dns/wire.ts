@@ -62,8 +62,15 @@ const EDNS_UDP_SIZE = 4096;
 
 function flagBits(opcode: number, rcode: number, f: Flags): number {
   return (
-    (f.qr ? 0x8000 : 0) | ((opcode & 0xf) << 11) | (f.aa ? 0x400 : 0) | (f.tc ? 0x200 : 0) |
-    (f.rd ? 0x100 : 0) | (f.ra ? 0x80 : 0) | (f.ad ? 0x20 : 0) | (f.cd ? 0x10 : 0) | (rcode & 0xf)
+    (f.qr ? 0x8000 : 0) |
+    ((opcode & 0xf) << 11) |
+    (f.aa ? 0x400 : 0) |
+    (f.tc ? 0x200 : 0) |
+    (f.rd ? 0x100 : 0) |
+    (f.ra ? 0x80 : 0) |
+    (f.ad ? 0x20 : 0) |
+    (f.cd ? 0x10 : 0) |
+    (rcode & 0xf)
   );
 }
 
@@ -161,8 +168,13 @@ export function decodeResponse(bytes: Uint8Array): Result<DnsMessage> {
       opcode: (bits >> 11) & 0xf,
       rcode: (bits & 0xf) | (opt ? (opt.ttl >>> 24) << 4 : 0),
       flags: {
-        qr: (bits & 0x8000) !== 0, aa: (bits & 0x400) !== 0, tc: (bits & 0x200) !== 0,
-        rd: (bits & 0x100) !== 0, ra: (bits & 0x80) !== 0, ad: (bits & 0x20) !== 0, cd: (bits & 0x10) !== 0,
+        qr: (bits & 0x8000) !== 0,
+        aa: (bits & 0x400) !== 0,
+        tc: (bits & 0x200) !== 0,
+        rd: (bits & 0x100) !== 0,
+        ra: (bits & 0x80) !== 0,
+        ad: (bits & 0x20) !== 0,
+        cd: (bits & 0x10) !== 0,
       },
     };
     return { header, question, answer, authority, additional };

@@ -108,12 +108,17 @@ export async function checkBlacklists(
     if (outcome.kind === "clean") {
       result.clean++;
       result.cleared.push({ list: job.list.name, target: job.target });
-    }
-    else if (outcome.kind === "unknown") result.unknown.push({ ...base, reason: outcome.reason });
+    } else if (outcome.kind === "unknown") result.unknown.push({ ...base, reason: outcome.reason });
     else {
       const txt = await resolver.query(job.name, "TXT");
-      result.listed.push({ ...base, kind: job.list.target, codes: outcome.codes, reasons: outcome.reasons, severity: outcome.severity,
-        txt: txt.kind === "records" ? txt.records.join(" ") : null });
+      result.listed.push({
+        ...base,
+        kind: job.list.target,
+        codes: outcome.codes,
+        reasons: outcome.reasons,
+        severity: outcome.severity,
+        txt: txt.kind === "records" ? txt.records.join(" ") : null,
+      });
     }
   });
   return result;
@@ -125,7 +130,10 @@ async function queryOne(job: Job, resolver: Resolver): Promise<Outcome> {
   if (r.kind === "nxdomain" || r.kind === "nodata") return { kind: "clean" };
   // A failed lookup proves nothing: unknown, never clean.
   if (r.kind === "temperror") return { kind: "unknown", reason: `lookup failed: ${r.reason}` };
-  return combineVerdicts(r.records, r.records.map((c) => job.list.interpret(c)));
+  return combineVerdicts(
+    r.records,
+    r.records.map((c) => job.list.interpret(c)),
+  );
 }
 
 /** Findings for the posture: one per listing, plus one note when some lists could not be checked. */
@@ -142,10 +150,20 @@ export function blacklistFindings(r: BlacklistResult): Finding[] {
     };
   });
   if (r.skipped.length > 0) {
-    out.push({ rule: "dnsbl.capped", severity: "Info", description: `The blocklist query cap was reached: ${r.skipped.length} address(es) were not checked (${r.skipped.slice(0, 5).join(", ")}${r.skipped.length > 5 ? ", ..." : ""}).`, fix: null });
+    out.push({
+      rule: "dnsbl.capped",
+      severity: "Info",
+      description: `The blocklist query cap was reached: ${r.skipped.length} address(es) were not checked (${r.skipped.slice(0, 5).join(", ")}${r.skipped.length > 5 ? ", ..." : ""}).`,
+      fix: null,
+    });
   }
   if (r.unknown.length > 0) {
-    out.push({ rule: "dnsbl.unknown", severity: "Info", description: `${r.unknown.length} blocklist queries gave no usable answer (${[...new Set(r.unknown.map((u) => u.list))].join(", ")}); status unknown.`, fix: null });
+    out.push({
+      rule: "dnsbl.unknown",
+      severity: "Info",
+      description: `${r.unknown.length} blocklist queries gave no usable answer (${[...new Set(r.unknown.map((u) => u.list))].join(", ")}); status unknown.`,
+      fix: null,
+    });
   }
   return out;
 }

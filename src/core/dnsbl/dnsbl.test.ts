@@ -50,9 +50,12 @@ describe("checkBlacklists", () => {
       "1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.zen.spamhaus.org": { A: ["127.0.0.3"] },
     });
     const r = await checkBlacklists({ ips: ["127.0.0.2", "2001:db8::1"] }, res, [byZone("zen.spamhaus.org"), byZone("bl.spamcop.net")]);
-    expect(r.listed.map((l) => [l.target, l.codes])).toEqual(expect.arrayContaining([
-      ["127.0.0.2", ["127.0.0.2", "127.0.0.4"]], ["2001:db8::1", ["127.0.0.3"]],
-    ]));
+    expect(r.listed.map((l) => [l.target, l.codes])).toEqual(
+      expect.arrayContaining([
+        ["127.0.0.2", ["127.0.0.2", "127.0.0.4"]],
+        ["2001:db8::1", ["127.0.0.3"]],
+      ]),
+    );
     expect(r).toMatchObject({ clean: 1, checked: 3, unknown: [] });
     expect(res.log.filter((l) => l.includes("spamcop"))).toEqual(["2.0.0.127.bl.spamcop.net A"]);
   });
@@ -80,7 +83,9 @@ describe("checkBlacklists", () => {
     let peak = 0;
     const inner = new FakeResolver({});
     const slow = {
-      get queriesSent() { return inner.queriesSent; },
+      get queriesSent() {
+        return inner.queriesSent;
+      },
       query: async (...a: Parameters<FakeResolver["query"]>) => {
         inFlight++;
         peak = Math.max(peak, inFlight);

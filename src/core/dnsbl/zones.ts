@@ -2,10 +2,7 @@
 import type { Severity } from "../types";
 
 /** What one A answer from a DNSBL means. "unknown" is never a listing and never clean. */
-export type Verdict =
-  | { kind: "listed"; reason: string; severity: Severity }
-  | { kind: "unknown"; reason: string }
-  | { kind: "clean" };
+export type Verdict = { kind: "listed"; reason: string; severity: Severity } | { kind: "unknown"; reason: string } | { kind: "clean" };
 
 export interface DnsblList {
   zone: string;
@@ -55,7 +52,9 @@ function bitmask(bits: Record<number, [string, Severity]>, errors: Record<number
     const last = c.octets[2] ?? 0;
     if (c.octets[0] !== 0 || c.octets[1] !== 0) return unknown(`unrecognised return code ${code}`);
     if (errors[last] !== undefined) return unknown(`${code}: ${errors[last]}`);
-    const hits = Object.entries(bits).filter(([b]) => (last & Number(b)) !== 0).map(([, v]) => v);
+    const hits = Object.entries(bits)
+      .filter(([b]) => (last & Number(b)) !== 0)
+      .map(([, v]) => v);
     if (hits.length === 0) return unknown(`unrecognised return code ${code}`);
     const severity = hits.some(([, s]) => s === "High") ? "High" : (hits[0]?.[1] ?? "Medium");
     return listed(hits.map(([r]) => r).join(" + "), severity);
@@ -80,25 +79,33 @@ const ZEN = table("127.0.0", {
 });
 
 // Spamhaus DBL: the 10x codes are legitimate domains that were compromised ("abused-legit").
-const DBL = table("127.0.1", {
-  2: listed("DBL: low-reputation domain (spam)"),
-  4: listed("DBL: phishing domain", "Critical"),
-  5: listed("DBL: malware domain", "Critical"),
-  6: listed("DBL: botnet C&C domain", "Critical"),
-  102: listed("DBL abused-legit: compromised legitimate domain (spam)"),
-  103: listed("DBL abused-legit: compromised legitimate domain (redirector)"),
-  104: listed("DBL abused-legit: compromised legitimate domain (phishing)", "Critical"),
-  105: listed("DBL abused-legit: compromised legitimate domain (malware)", "Critical"),
-  106: listed("DBL abused-legit: compromised legitimate domain (botnet C&C)", "Critical"),
-}, { 255: "an IP address was queried against the domain list (query error)" });
+const DBL = table(
+  "127.0.1",
+  {
+    2: listed("DBL: low-reputation domain (spam)"),
+    4: listed("DBL: phishing domain", "Critical"),
+    5: listed("DBL: malware domain", "Critical"),
+    6: listed("DBL: botnet C&C domain", "Critical"),
+    102: listed("DBL abused-legit: compromised legitimate domain (spam)"),
+    103: listed("DBL abused-legit: compromised legitimate domain (redirector)"),
+    104: listed("DBL abused-legit: compromised legitimate domain (phishing)", "Critical"),
+    105: listed("DBL abused-legit: compromised legitimate domain (malware)", "Critical"),
+    106: listed("DBL abused-legit: compromised legitimate domain (botnet C&C)", "Critical"),
+  },
+  { 255: "an IP address was queried against the domain list (query error)" },
+);
 
 // SURBL multi: 8 PH, 16 MW, 64 ABUSE, 128 CR (https://pipelinedata.tilda.ws/surbl).
-const SURBL = bitmask({ 8: ["SURBL PH (phishing)", "High"], 16: ["SURBL MW (malware)", "High"], 64: ["SURBL ABUSE", "High"], 128: ["SURBL CR (cracked site)", "High"] },
-  { 1: "query refused or access blocked" });
+const SURBL = bitmask(
+  { 8: ["SURBL PH (phishing)", "High"], 16: ["SURBL MW (malware)", "High"], 64: ["SURBL ABUSE", "High"], 128: ["SURBL CR (cracked site)", "High"] },
+  { 1: "query refused or access blocked" },
+);
 
 // URIBL multi: 127.0.0.1 is "Query Refused" (public or over-quota resolver), never a listing.
-const URIBL = bitmask({ 2: ["URIBL black", "High"], 4: ["URIBL grey", "Low"], 8: ["URIBL red", "Medium"] },
-  { 1: "query refused: public or over-quota resolver (https://uribl.com/refused.shtml)" });
+const URIBL = bitmask(
+  { 2: ["URIBL black", "High"], 4: ["URIBL grey", "Low"], 8: ["URIBL red", "Medium"] },
+  { 1: "query refused: public or over-quota resolver (https://uribl.com/refused.shtml)" },
+);
 
 // Mailspike: 127.0.0.2 listed; 10-14 reputation levels L5..L1, 15-20 good reputation [knowledge].
 const MAILSPIKE = table("127.0.0", {

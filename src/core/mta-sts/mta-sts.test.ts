@@ -85,12 +85,21 @@ describe("checkMtaSts", () => {
     expect(testing.findings[1]?.severity).toBe("Low");
   });
   it("looks up MX itself when not given", async () => {
-    const res = new FakeResolver({ "_mta-sts.example.com": { TXT: ["v=STSv1; id=1"] }, ...POLICY_HOST, "example.com": { MX: [{ preference: 10, exchange: "mx.elsewhere.example" }] } });
+    const res = new FakeResolver({
+      "_mta-sts.example.com": { TXT: ["v=STSv1; id=1"] },
+      ...POLICY_HOST,
+      "example.com": { MX: [{ preference: 10, exchange: "mx.elsewhere.example" }] },
+    });
     const r = await checkMtaSts("example.com", res, { fetch: serve(RFC_POLICY).fetch });
     expect(r.coverage).toEqual([{ host: "mx.elsewhere.example", covered: false }]);
   });
   it("a fetch failure is temperror, not missing", async () => {
-    const r = await checkMtaSts("example.com", zone(), { fetch: async () => { throw new TypeError("TLS handshake failed"); }, mxHosts: [] });
+    const r = await checkMtaSts("example.com", zone(), {
+      fetch: async () => {
+        throw new TypeError("TLS handshake failed");
+      },
+      mxHosts: [],
+    });
     expect(r.status).toBe("temperror");
     expect(r.policy.status).toBe("temperror");
   });
@@ -101,7 +110,8 @@ describe("checkMtaSts", () => {
   });
   it("wrong content type is flagged; short max_age is flagged", async () => {
     const r = await checkMtaSts("example.com", zone(), {
-      fetch: serve(RFC_POLICY.replace("604800", "3600"), { status: 200, headers: { "content-type": "text/html" } }).fetch, mxHosts: [],
+      fetch: serve(RFC_POLICY.replace("604800", "3600"), { status: 200, headers: { "content-type": "text/html" } }).fetch,
+      mxHosts: [],
     });
     expect(rules(r.findings)).toEqual(["mta_sts.policy-content-type", "mta_sts.short-max-age"]);
   });
@@ -122,9 +132,17 @@ describe("checkMtaSts", () => {
 
 describe("policy host states (RFC 8461 §3.3)", () => {
   const record = { "_mta-sts.example.com": { TXT: ["v=STSv1; id=7"] } };
-  const check = (zoneExtra: Record<string, { A?: string[]; AAAA?: string[] } | "nxdomain" | "temperror">, body = RFC_POLICY, init?: ResponseInit, allowPrivate = false) => {
+  const check = (
+    zoneExtra: Record<string, { A?: string[]; AAAA?: string[] } | "nxdomain" | "temperror">,
+    body = RFC_POLICY,
+    init?: ResponseInit,
+    allowPrivate = false,
+  ) => {
     const s = serve(body, init);
-    return checkMtaSts("example.com", new FakeResolver({ ...record, ...zoneExtra }), { fetch: s.fetch, mxHosts: [], allowPrivate }).then((r) => ({ r, calls: s.calls }));
+    return checkMtaSts("example.com", new FakeResolver({ ...record, ...zoneExtra }), { fetch: s.fetch, mxHosts: [], allowPrivate }).then((r) => ({
+      r,
+      calls: s.calls,
+    }));
   };
 
   it("tells no policy host, private address, unreachable, HTTP error, invalid policy and valid apart", async () => {

@@ -34,9 +34,7 @@ export function validMxPattern(pattern: string): boolean {
   const p = pattern.toLowerCase().replace(/\.$/, "");
   const labels = p.split(".");
   if (labels.length < 2) return false;
-  return labels.every((l, i) =>
-    (i === 0 && l === "*") || /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/.test(l),
-  ) && labels.slice(1).every((l) => l !== "*");
+  return labels.every((l, i) => (i === 0 && l === "*") || /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/.test(l)) && labels.slice(1).every((l) => l !== "*");
 }
 
 /** RFC 8461 §4.1: "*.example.net" matches exactly one extra leftmost label, never the bare domain. */

@@ -30,7 +30,10 @@ export interface MxResult {
 }
 
 const f = (rule: string, severity: Finding["severity"], description: string, fix: string | null = null): Finding => ({
-  rule, severity, description, fix,
+  rule,
+  severity,
+  description,
+  fix,
 });
 
 const isIpLiteral = (h: string): boolean => /^\[?\d{1,3}(\.\d{1,3}){3}\]?$/.test(h) || h.includes(":");
@@ -46,8 +49,14 @@ export async function analyzeMx(domain: string, resolver: Resolver): Promise<MxR
   }
   if (r.kind === "nodata") {
     // RFC 5321 §5.1: without MX, senders fall back to the domain's own A/AAAA (implicit MX).
-    out.findings.push(f("mx.missing", "Low", "No MX records: senders fall back to the domain's A/AAAA address (RFC 5321 §5.1).",
-      `If ${domain} receives no mail, publish a null MX (RFC 7505): ${domain}. MX 0 .`));
+    out.findings.push(
+      f(
+        "mx.missing",
+        "Low",
+        "No MX records: senders fall back to the domain's A/AAAA address (RFC 5321 §5.1).",
+        `If ${domain} receives no mail, publish a null MX (RFC 7505): ${domain}. MX 0 .`,
+      ),
+    );
     return out;
   }
   out.records = [...r.records].sort((a, b) => a.preference - b.preference);
@@ -57,8 +66,14 @@ export async function analyzeMx(domain: string, resolver: Resolver): Promise<MxR
     if (out.records.length > nulls.length) {
       // RFC 7505 §3: a domain publishing a null MX MUST NOT publish any other MX.
       out.status = "invalid";
-      out.findings.push(f("mx.null-mx-mixed", "High", "A null MX is published alongside other MX records (RFC 7505 §3 forbids this).",
-        "Remove the null MX (MX 0 .) if the domain receives mail, or every other MX if it does not."));
+      out.findings.push(
+        f(
+          "mx.null-mx-mixed",
+          "High",
+          "A null MX is published alongside other MX records (RFC 7505 §3 forbids this).",
+          "Remove the null MX (MX 0 .) if the domain receives mail, or every other MX if it does not.",
+        ),
+      );
     } else {
       out.nullMx = true;
       out.findings.push(f("mx.null-mx", "Info", "Null MX (RFC 7505): the domain accepts no mail. It should also publish SPF v=spf1 -all and DMARC p=reject."));
@@ -106,13 +121,25 @@ async function resolveHost(m: MxRecord, resolver: Resolver): Promise<MxHost> {
 
 function hostFindings(h: MxHost, findings: Finding[]): void {
   if (h.status === "ip-literal") {
-    findings.push(f("mx.ip-literal", "High", `MX ${h.host} is an IP address; an MX must name a host (RFC 1035 §3.3.9, RFC 5321 §5.1).`,
-      "Point the MX at a host name that has an A/AAAA record."));
+    findings.push(
+      f(
+        "mx.ip-literal",
+        "High",
+        `MX ${h.host} is an IP address; an MX must name a host (RFC 1035 §3.3.9, RFC 5321 §5.1).`,
+        "Point the MX at a host name that has an A/AAAA record.",
+      ),
+    );
     return;
   }
   if (h.cname.length > 0) {
-    findings.push(f("mx.cname", "Medium", `MX ${h.host} is an alias (CNAME to ${h.cname[h.cname.length - 1]}); MX targets must not be aliases (RFC 2181 §10.3, RFC 5321 §5.1).`,
-      `Point the MX directly at ${h.cname[h.cname.length - 1]}.`));
+    findings.push(
+      f(
+        "mx.cname",
+        "Medium",
+        `MX ${h.host} is an alias (CNAME to ${h.cname[h.cname.length - 1]}); MX targets must not be aliases (RFC 2181 §10.3, RFC 5321 §5.1).`,
+        `Point the MX directly at ${h.cname[h.cname.length - 1]}.`,
+      ),
+    );
   }
   if (h.status === "unresolvable") {
     findings.push(f("mx.unresolvable", "High", `MX ${h.host} has no A or AAAA record; senders cannot deliver to it.`));

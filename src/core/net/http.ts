@@ -24,11 +24,7 @@ export interface FetchCapOptions {
 }
 
 /** A network, TLS or timeout failure is an error result (the caller maps it to temperror); never throws. */
-export async function fetchTextCapped(
-  fetch: HttpFetch,
-  url: string,
-  opts: FetchCapOptions,
-): Promise<Result<FetchedText, string>> {
+export async function fetchTextCapped(fetch: HttpFetch, url: string, opts: FetchCapOptions): Promise<Result<FetchedText, string>> {
   let res: Response;
   let target = url;
   for (let hop = 0; ; hop++) {
@@ -75,10 +71,7 @@ function redirectTarget(res: Response, from: string): string | null {
   }
 }
 
-async function readCapped(
-  res: Response,
-  maxBytes: number,
-): Promise<Result<{ body: string; bytes: number; tooLarge: boolean }, string>> {
+async function readCapped(res: Response, maxBytes: number): Promise<Result<{ body: string; bytes: number; tooLarge: boolean }, string>> {
   if (!res.body) return ok({ body: "", bytes: 0, tooLarge: false });
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];

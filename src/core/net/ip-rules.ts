@@ -21,7 +21,7 @@ export function parseIPv4(text: string): number | null {
   if (numbers.some((n) => n > 255)) return null;
   if (last >= 256 ** (4 - numbers.length)) return null;
   let address = last;
-  numbers.forEach((n, i) => (address += n * 256 ** (3 - i)));
+  for (const [i, n] of numbers.entries()) address += n * 256 ** (3 - i);
   return address;
 }
 
@@ -96,12 +96,16 @@ const v4 = (cidr: string): [number, number] => {
 /** Special-purpose IPv4 space (IANA registry, RFC 6890) that a public webhook target never uses. */
 const BLOCKED_V4 = [
   "0.0.0.0/8", // "this network" (RFC 791; 0.0.0.0 reaches the local host on many stacks)
-  "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", // private (RFC 1918)
+  "10.0.0.0/8",
+  "172.16.0.0/12",
+  "192.168.0.0/16", // private (RFC 1918)
   "100.64.0.0/10", // CGNAT shared space (RFC 6598)
   "127.0.0.0/8", // loopback (RFC 1122 §3.2.1.3)
   "169.254.0.0/16", // link-local (RFC 3927), incl. the 169.254.169.254 cloud metadata service
   "192.0.0.0/24", // IETF protocol assignments (RFC 6890)
-  "192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", // documentation (RFC 5737)
+  "192.0.2.0/24",
+  "198.51.100.0/24",
+  "203.0.113.0/24", // documentation (RFC 5737)
   "192.88.99.0/24", // 6to4 relay anycast, deprecated (RFC 7526)
   "198.18.0.0/15", // benchmarking (RFC 2544)
   "224.0.0.0/4", // multicast (RFC 5771)
@@ -109,7 +113,7 @@ const BLOCKED_V4 = [
 ].map(v4);
 
 export function isBlockedIPv4(address: number): boolean {
-  return BLOCKED_V4.some(([base, bits]) => bits === 0 || (address >>> (32 - bits)) === (base >>> (32 - bits)));
+  return BLOCKED_V4.some(([base, bits]) => bits === 0 || address >>> (32 - bits) === base >>> (32 - bits));
 }
 
 function inPrefix(groups: readonly number[], prefix: readonly number[], bits: number): boolean {
@@ -131,7 +135,8 @@ const BLOCKED_V6 = [
   "64:ff9b:1::/48", // local-use NAT64 (RFC 8215)
   "100::/64", // discard-only (RFC 6666)
   "2001:2::/48", // benchmarking (RFC 5180)
-  "2001:db8::/32", "3fff::/20", // documentation (RFC 3849, RFC 9637)
+  "2001:db8::/32",
+  "3fff::/20", // documentation (RFC 3849, RFC 9637)
   "fc00::/7", // unique local (RFC 4193)
   "fe80::/10", // link-local (RFC 4291 §2.5.6)
   "fec0::/10", // site-local, deprecated (RFC 3879)

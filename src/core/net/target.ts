@@ -12,14 +12,7 @@ export interface TargetOptions {
   allowPrivate: boolean;
 }
 
-export type TargetErrorCode =
-  | "invalid_url"
-  | "insecure_scheme"
-  | "credentials"
-  | "blocked_address"
-  | "blocked_name"
-  | "unresolvable"
-  | "dns_temperror";
+export type TargetErrorCode = "invalid_url" | "insecure_scheme" | "credentials" | "blocked_address" | "blocked_name" | "unresolvable" | "dns_temperror";
 
 export interface TargetError {
   code: TargetErrorCode;
@@ -86,11 +79,7 @@ export interface CheckedTarget {
  * With allowPrivate nothing is resolved. Residual risk: the runtime resolves again at fetch time
  * (DNS rebinding); deployed Workers cannot reach private addresses anyway (docs/decisions.md D20).
  */
-export async function resolveAndCheckTarget(
-  url: string,
-  resolver: Resolver,
-  opts: TargetOptions,
-): Promise<Result<CheckedTarget, TargetError>> {
+export async function resolveAndCheckTarget(url: string, resolver: Resolver, opts: TargetOptions): Promise<Result<CheckedTarget, TargetError>> {
   const checked = validateTargetUrl(url, opts);
   if (!checked.ok) return checked;
   const target = checked.value;

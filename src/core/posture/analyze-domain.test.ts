@@ -27,7 +27,12 @@ describe("analyzeDomain", () => {
     expect(r.domain).toBe("example.com");
     expect(r.dmarc_policy).toBe("reject");
     expect(Object.fromEntries(Object.entries(r.records).map(([k, v]) => [k, v.status]))).toEqual({
-      spf: "present", dmarc: "present", bimi: "present", mta_sts: "present", tls_rpt: "present", mx: "present",
+      spf: "present",
+      dmarc: "present",
+      bimi: "present",
+      mta_sts: "present",
+      tls_rpt: "present",
+      mx: "present",
     });
     expect(r.records.mx.record).toBe("10 mx1.example.com");
     expect(r.blacklists).toMatchObject({ listed: [], unknown: [], checked: 8 }); // 5 IP lists + 3 domain lists
@@ -40,7 +45,9 @@ describe("analyzeDomain", () => {
   it("a null-MX domain is parked: inbound-only parts are not applicable", async () => {
     const r = await analyzeDomain("parked.example", {
       resolver: new FakeResolver({ "parked.example": { MX: [{ preference: 0, exchange: "" }], TXT: ["v=spf1 -all"] } }),
-      fetch: policyFetch, clock, dnsbl: false,
+      fetch: policyFetch,
+      clock,
+      dnsbl: false,
     });
     expect(r.records.mx.null_mx).toBe(true);
     expect(r.findings.map((f) => f.rule)).not.toContain("mta_sts.missing");
@@ -69,9 +76,12 @@ describe("analyzeDomain", () => {
     let inFlight = 0;
     let peak = 0;
     const slow = {
-      get queriesSent() { return inner.queriesSent; },
+      get queriesSent() {
+        return inner.queriesSent;
+      },
       query: async (...a: Parameters<FakeResolver["query"]>) => {
-        inFlight++; peak = Math.max(peak, inFlight);
+        inFlight++;
+        peak = Math.max(peak, inFlight);
         await new Promise((r) => setTimeout(r, 1));
         inFlight--;
         return inner.query(...a);

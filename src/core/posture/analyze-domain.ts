@@ -81,23 +81,28 @@ export async function analyzeDomain(domain: string, opts: AnalyzeOptions): Promi
   const mxP = analyzeMx(d, resolver);
   const dmarcP = analyzeDmarc(d, resolver);
   // Coverage is about live MX: unresolvable hosts and IP literals receive no mail anyway.
-  const mxHostsP = mxP.then((m) => (m.status === "temperror" ? null
-    : m.hosts.filter((h) => h.status === "ok" || h.status === "temperror").map((h) => h.host)));
+  const mxHostsP = mxP.then((m) => (m.status === "temperror" ? null : m.hosts.filter((h) => h.status === "ok" || h.status === "temperror").map((h) => h.host)));
   const [spf, dmarc, mx, bimi, mtaSts, tlsRpt] = await Promise.all([
     analyzeSpf(d, resolver),
     dmarcP,
     mxP,
     checkBimi(d, resolver, {
-      dmarc: dmarcP.then(dmarcFactsForBimi), orgDomain: treeWalkOrgDomain(resolver),
-      ...(opts.checkBimiLogo ? { fetch: opts.fetch } : {}), timeoutMs,
+      dmarc: dmarcP.then(dmarcFactsForBimi),
+      orgDomain: treeWalkOrgDomain(resolver),
+      ...(opts.checkBimiLogo ? { fetch: opts.fetch } : {}),
+      timeoutMs,
     }),
     checkMtaSts(d, resolver, { fetch: opts.fetch, mxHosts: mxHostsP, timeoutMs, allowPrivate: opts.allowPrivateTargets === true }),
     checkTlsRpt(d, resolver),
   ]);
 
   // Wave 2: blocklists need the MX addresses.
-  const blacklists = opts.dnsbl === false ? null
-    : await checkBlacklists({ domain: d, ips: [...mx.ips, ...ownSendingHosts(spf, d), ...(opts.extraIps ?? [])] }, resolver, opts.dnsbl, { concurrency: DNSBL_CONCURRENCY });
+  const blacklists =
+    opts.dnsbl === false
+      ? null
+      : await checkBlacklists({ domain: d, ips: [...mx.ips, ...ownSendingHosts(spf, d), ...(opts.extraIps ?? [])] }, resolver, opts.dnsbl, {
+          concurrency: DNSBL_CONCURRENCY,
+        });
 
   const parked = mx.nullMx;
   const findings: CategorizedFinding[] = [
@@ -126,21 +131,38 @@ export async function analyzeDomain(domain: string, opts: AnalyzeOptions): Promi
   };
   const { score, grade } = scorePosture({ statuses, findings });
 
-  const fixes = buildFixes({
-    domain: d, nullMx: parked, mxHosts: mx.hosts.filter((h) => h.status === "ok").map((h) => h.host),
-    spf: { status: spfStatus(spf), record: spf.record, suggested: spf.fix },
-    dmarc: {
-      status: dmarcStatus(dmarc), record: dmarc.record, p: dmarc.parsed?.p ?? null, sp: dmarc.parsed?.sp ?? null,
-      pct: dmarc.parsed?.pct ?? null, rua: dmarc.parsed?.rua.map((u) => u.uri) ?? [],
+  const fixes = buildFixes(
+    {
+      domain: d,
+      nullMx: parked,
+      mxHosts: mx.hosts.filter((h) => h.status === "ok").map((h) => h.host),
+      spf: { status: spfStatus(spf), record: spf.record, suggested: spf.fix },
+      dmarc: {
+        status: dmarcStatus(dmarc),
+        record: dmarc.record,
+        p: dmarc.parsed?.p ?? null,
+        sp: dmarc.parsed?.sp ?? null,
+        pct: dmarc.parsed?.pct ?? null,
+        rua: dmarc.parsed?.rua.map((u) => u.uri) ?? [],
+      },
+      mtaSts: { status: mtaSts.status, uncovered: mtaSts.coverage.filter((c) => !c.covered).map((c) => c.host) },
+      tlsRpt: { status: tlsRpt.status },
     },
-    mtaSts: { status: mtaSts.status, uncovered: mtaSts.coverage.filter((c) => !c.covered).map((c) => c.host) },
-    tlsRpt: { status: tlsRpt.status },
-  }, { now: opts.clock.now(), dmarcRua: opts.dmarcRua ?? null, tlsRptRua: opts.tlsRptRua ?? null });
+    { now: opts.clock.now(), dmarcRua: opts.dmarcRua ?? null, tlsRptRua: opts.tlsRptRua ?? null },
+  );
 
   return {
-    domain: d, score, grade, dmarc_policy: dmarc.policy,
-    records: recordViews(parts), blacklists, findings,
-    recommendations: buildRecommendations(findings), fixes,
-    queries: resolver.queriesSent - before, snapshot, parts,
+    domain: d,
+    score,
+    grade,
+    dmarc_policy: dmarc.policy,
+    records: recordViews(parts),
+    blacklists,
+    findings,
+    recommendations: buildRecommendations(findings),
+    fixes,
+    queries: resolver.queriesSent - before,
+    snapshot,
+    parts,
   };
 }

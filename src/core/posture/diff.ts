@@ -31,15 +31,29 @@ const ALL_RANK: Record<string, number> = { "+all": 0, "?all": 1, none: 1, "~all"
 
 /** Losing a part entirely: DMARC/SPF/MX/DKIM carry delivery or spoofing risk, the rest less. */
 const REMOVAL: Record<PostureCategory, Severity> = {
-  dmarc: "High", spf: "High", mx: "High", dkim: "High", mta_sts: "Medium", tls_rpt: "Low", bimi: "Low", blacklist: "Info",
+  dmarc: "High",
+  spf: "High",
+  mx: "High",
+  dkim: "High",
+  mta_sts: "Medium",
+  tls_rpt: "Low",
+  bimi: "Low",
+  blacklist: "Info",
 };
 /** Record text changed with the same status (field rules below may add sharper entries). */
 const RECORD_CHANGE: Record<PostureCategory, Severity> = {
-  spf: "Medium", dmarc: "Low", mx: "Medium", dkim: "Medium", mta_sts: "Low", tls_rpt: "Low", bimi: "Low", blacklist: "Info",
+  spf: "Medium",
+  dmarc: "Low",
+  mx: "Medium",
+  dkim: "Medium",
+  mta_sts: "Low",
+  tls_rpt: "Low",
+  bimi: "Low",
+  blacklist: "Info",
 };
 
 const same = (a: FieldValue | undefined, b: FieldValue | undefined): boolean =>
-  JSON.stringify(Array.isArray(a) ? [...a].sort() : a ?? null) === JSON.stringify(Array.isArray(b) ? [...b].sort() : b ?? null);
+  JSON.stringify(Array.isArray(a) ? [...a].sort() : (a ?? null)) === JSON.stringify(Array.isArray(b) ? [...b].sort() : (b ?? null));
 
 function rankChange(ranks: Record<string, number>, before: FieldValue, after: FieldValue, weakened: Severity): Severity {
   const b = ranks[String(before ?? "none").toLowerCase()] ?? 0;

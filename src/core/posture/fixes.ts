@@ -43,7 +43,10 @@ export interface FixOptions {
 
 /** Replace or append one tag of a tag=value record, keeping the others in order. */
 export function setTag(record: string, tag: string, value: string | null): string {
-  const parts = record.split(";").map((p) => p.trim()).filter((p) => p !== "");
+  const parts = record
+    .split(";")
+    .map((p) => p.trim())
+    .filter((p) => p !== "");
   const i = parts.findIndex((p) => p.split("=")[0]?.trim().toLowerCase() === tag);
   if (value === null) {
     if (i >= 0) parts.splice(i, 1);
@@ -52,7 +55,11 @@ export function setTag(record: string, tag: string, value: string | null): strin
   return parts.join("; ");
 }
 
-const stsId = (now: Date): string => now.toISOString().replace(/[-:TZ.]/g, "").slice(0, 14);
+const stsId = (now: Date): string =>
+  now
+    .toISOString()
+    .replace(/[-:TZ.]/g, "")
+    .slice(0, 14);
 
 /** A starting policy file for https://mta-sts.<domain>/.well-known/mta-sts.txt (RFC 8461 §3.2, CRLF lines). */
 export function mtaStsPolicyTemplate(mxHosts: string[], mode: "testing" | "enforce" = "testing"): string {
@@ -70,10 +77,15 @@ export function buildFixes(facts: FixFacts, opts: FixOptions): DnsFix[] {
       out.push({ host: d, type: "TXT", value: "v=spf1 -all", reason: "The domain accepts no mail (null MX); declare that it sends none." });
     }
   } else if (facts.spf.status === "missing") {
-    out.push({ host: d, type: "TXT", value: facts.mxHosts.length > 0 ? "v=spf1 mx ~all" : "v=spf1 -all",
-      reason: facts.mxHosts.length > 0
-        ? "No SPF record. Start by authorising your MX hosts, add an include: for each sending service, then tighten ~all to -all."
-        : "No SPF record and no MX: if the domain sends no mail, this blocks spoofing of its envelope." });
+    out.push({
+      host: d,
+      type: "TXT",
+      value: facts.mxHosts.length > 0 ? "v=spf1 mx ~all" : "v=spf1 -all",
+      reason:
+        facts.mxHosts.length > 0
+          ? "No SPF record. Start by authorising your MX hosts, add an include: for each sending service, then tighten ~all to -all."
+          : "No SPF record and no MX: if the domain sends no mail, this blocks spoofing of its envelope.",
+    });
   } else if (facts.spf.status !== "temperror" && facts.spf.suggested && facts.spf.suggested !== facts.spf.record) {
     out.push({ host: d, type: "TXT", value: facts.spf.suggested, reason: "Corrected SPF record (see the SPF findings for each change)." });
   }
@@ -81,19 +93,36 @@ export function buildFixes(facts: FixFacts, opts: FixOptions): DnsFix[] {
   if (dmarcFix) out.push({ host: `_dmarc.${d}`, type: "TXT", ...dmarcFix });
   if (!facts.nullMx && facts.mxHosts.length > 0) {
     if (facts.mtaSts.status === "missing") {
-      out.push({ host: `_mta-sts.${d}`, type: "TXT", value: `v=STSv1; id=${stsId(opts.now)}`,
-        reason: `Enables MTA-STS once https://mta-sts.${d}/.well-known/mta-sts.txt serves (text/plain):\n${mtaStsPolicyTemplate(facts.mxHosts)}` });
+      out.push({
+        host: `_mta-sts.${d}`,
+        type: "TXT",
+        value: `v=STSv1; id=${stsId(opts.now)}`,
+        reason: `Enables MTA-STS once https://mta-sts.${d}/.well-known/mta-sts.txt serves (text/plain):\n${mtaStsPolicyTemplate(facts.mxHosts)}`,
+      });
     } else if (facts.mtaSts.status === "present" && facts.mtaSts.uncovered.length > 0) {
-      out.push({ host: `_mta-sts.${d}`, type: "TXT", value: `v=STSv1; id=${stsId(opts.now)}`,
-        reason: `After adding ${facts.mtaSts.uncovered.map((h) => `"mx: ${h}"`).join(", ")} to the policy file, change the id so senders re-fetch it.` });
+      out.push({
+        host: `_mta-sts.${d}`,
+        type: "TXT",
+        value: `v=STSv1; id=${stsId(opts.now)}`,
+        reason: `After adding ${facts.mtaSts.uncovered.map((h) => `"mx: ${h}"`).join(", ")} to the policy file, change the id so senders re-fetch it.`,
+      });
     }
     if (facts.tlsRpt.status === "missing") {
-      out.push({ host: `_smtp._tls.${d}`, type: "TXT", value: `v=TLSRPTv1; rua=${opts.tlsRptRua ?? `mailto:tls-reports@${d}`}`,
-        reason: "Receive daily reports of TLS delivery failures to your MX (RFC 8460)." });
+      out.push({
+        host: `_smtp._tls.${d}`,
+        type: "TXT",
+        value: `v=TLSRPTv1; rua=${opts.tlsRptRua ?? `mailto:tls-reports@${d}`}`,
+        reason: "Receive daily reports of TLS delivery failures to your MX (RFC 8460).",
+      });
     }
   }
   if (!facts.nullMx && facts.mxHosts.length === 0 && (facts.spf.record ?? "").trim().toLowerCase() === "v=spf1 -all") {
-    out.push({ host: d, type: "MX", value: "0 .", reason: "SPF says the domain sends no mail and it has no MX: publish a null MX (RFC 7505) so senders fail fast." });
+    out.push({
+      host: d,
+      type: "MX",
+      value: "0 .",
+      reason: "SPF says the domain sends no mail and it has no MX: publish a null MX (RFC 7505) so senders fail fast.",
+    });
   }
   return out;
 }
@@ -102,9 +131,12 @@ function dmarcRecordFix(facts: FixFacts, rua: string | null): { value: string; r
   const m = facts.dmarc;
   if (m.status === "temperror") return null;
   if (m.status !== "present" || m.record === null) {
-    if (facts.nullMx) return { value: `v=DMARC1; p=reject; sp=reject${rua ? `; rua=${rua}` : ""}`, reason: "Parked domain: reject all mail claiming to be from it." };
-    return { value: `v=DMARC1; p=none${rua ? `; rua=${rua}` : ""}`,
-      reason: "No valid DMARC record. Start with p=none to collect reports, then move to quarantine and reject." };
+    if (facts.nullMx)
+      return { value: `v=DMARC1; p=reject; sp=reject${rua ? `; rua=${rua}` : ""}`, reason: "Parked domain: reject all mail claiming to be from it." };
+    return {
+      value: `v=DMARC1; p=none${rua ? `; rua=${rua}` : ""}`,
+      reason: "No valid DMARC record. Start with p=none to collect reports, then move to quarantine and reject.",
+    };
   }
   let rec = m.record;
   const reasons: string[] = [];

@@ -48,18 +48,32 @@ export function recordViews(p: PartsInput) {
   return {
     spf: { status: spfStatus(p.spf), host: p.spf.domain, record: p.spf.record, lookups: p.spf.lookups.total },
     dmarc: {
-      status: dmarcStatus(p.dmarc), host: `_dmarc.${p.dmarc.discovery.policyDomain ?? p.dmarc.domain}`, record: p.dmarc.record,
-      policy: p.dmarc.policy, inherited: p.dmarc.discovery.inherited,
+      status: dmarcStatus(p.dmarc),
+      host: `_dmarc.${p.dmarc.discovery.policyDomain ?? p.dmarc.domain}`,
+      record: p.dmarc.record,
+      policy: p.dmarc.policy,
+      inherited: p.dmarc.discovery.inherited,
     },
     bimi: {
-      status: p.bimi.status, host: p.bimi.host, record: p.bimi.record, declined: p.bimi.declined,
-      logo: p.bimi.parsed?.logo ?? null, authority: p.bimi.parsed?.authority ?? null,
+      status: p.bimi.status,
+      host: p.bimi.host,
+      record: p.bimi.record,
+      declined: p.bimi.declined,
+      logo: p.bimi.parsed?.logo ?? null,
+      authority: p.bimi.parsed?.authority ?? null,
     },
     mta_sts: {
-      status: p.mtaSts.status, host: p.mtaSts.host, record: p.mtaSts.record, id: p.mtaSts.id,
+      status: p.mtaSts.status,
+      host: p.mtaSts.host,
+      record: p.mtaSts.record,
+      id: p.mtaSts.id,
       policy: {
-        status: p.mtaSts.policy.status, failure: p.mtaSts.policy.failure, url: p.mtaSts.policy.url, mode: p.mtaSts.policy.parsed?.mode ?? null,
-        max_age: p.mtaSts.policy.parsed?.maxAge ?? null, mx: p.mtaSts.policy.parsed?.mx ?? [],
+        status: p.mtaSts.policy.status,
+        failure: p.mtaSts.policy.failure,
+        url: p.mtaSts.policy.url,
+        mode: p.mtaSts.policy.parsed?.mode ?? null,
+        max_age: p.mtaSts.policy.parsed?.maxAge ?? null,
+        mx: p.mtaSts.policy.parsed?.mx ?? [],
       },
       coverage: p.mtaSts.coverage,
     },
@@ -79,14 +93,21 @@ export function postureSnapshot(p: PartsInput): Partial<Record<"spf" | "dmarc" |
   const snap: ReturnType<typeof postureSnapshot> = {
     spf: { status: spfStatus(p.spf), record: p.spf.record, fields: { all: allQualifier(p.spf) } },
     dmarc: {
-      status: dmarcStatus(p.dmarc), record: p.dmarc.record,
+      status: dmarcStatus(p.dmarc),
+      record: p.dmarc.record,
       fields: d ? { p: d.p, sp: d.sp, np: d.np, pct: d.pct, rua: d.rua.map((u) => u.uri), adkim: d.adkim, aspf: d.aspf, t: d.t } : {},
     },
     bimi: { status: p.bimi.status, record: p.bimi.record },
     mta_sts: {
-      status: p.mtaSts.status, record: p.mtaSts.record,
-      fields: { id: p.mtaSts.id, mode: p.mtaSts.policy.parsed?.mode ?? null, mx: p.mtaSts.policy.parsed?.mx ?? [],
-        max_age: p.mtaSts.policy.parsed?.maxAge ?? null, policy: p.mtaSts.policy.text },
+      status: p.mtaSts.status,
+      record: p.mtaSts.record,
+      fields: {
+        id: p.mtaSts.id,
+        mode: p.mtaSts.policy.parsed?.mode ?? null,
+        mx: p.mtaSts.policy.parsed?.mx ?? [],
+        max_age: p.mtaSts.policy.parsed?.maxAge ?? null,
+        policy: p.mtaSts.policy.text,
+      },
     },
     tls_rpt: { status: p.tlsRpt.status, record: p.tlsRpt.record },
     mx: { status: p.mx.status, record: mxRecordText(p.mx), fields: { hosts: p.mx.records.map((m) => m.exchange || ".") } },
@@ -95,7 +116,8 @@ export function postureSnapshot(p: PartsInput): Partial<Record<"spf" | "dmarc" |
     const key = (l: { list: string; target: string }) => `${l.list}:${l.target}`;
     const allUnknown = p.blacklists.checked > 0 && p.blacklists.unknown.length === p.blacklists.checked;
     snap.blacklist = {
-      status: allUnknown ? "temperror" : "present", record: null,
+      status: allUnknown ? "temperror" : "present",
+      record: null,
       fields: { listed: p.blacklists.listed.map(key), unknown: p.blacklists.unknown.map(key), cleared: p.blacklists.cleared.map(key) },
     };
   }

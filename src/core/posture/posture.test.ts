@@ -6,8 +6,13 @@ import { gradeFor, scorePosture, type ScoreInput } from "./score";
 import { CATEGORIES, type CategorizedFinding, type PostureCategory } from "./types";
 
 const allPresent = Object.fromEntries(CATEGORIES.map((c) => [c, "present"])) as ScoreInput["statuses"];
-const finding = (category: PostureCategory, severity: Severity, rule = `${category}.x`): CategorizedFinding =>
-  ({ category, severity, rule, description: rule, fix: null });
+const finding = (category: PostureCategory, severity: Severity, rule = `${category}.x`): CategorizedFinding => ({
+  category,
+  severity,
+  rule,
+  description: rule,
+  fix: null,
+});
 
 describe("scorePosture", () => {
   it("a clean, complete posture is 100 / A+", () => expect(scorePosture({ statuses: allPresent, findings: [] })).toMatchObject({ score: 100, grade: "A+" }));
@@ -29,7 +34,10 @@ describe("scorePosture", () => {
   it("is monotonic: adding or worsening a finding never raises the score", () => {
     // Deterministic pseudo-random walk over many finding sets.
     let seed = 42;
-    const rnd = (n: number) => { seed = (seed * 1103515245 + 12345) % 2 ** 31; return seed % n; };
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
     const statuses = ["present", "missing", "invalid", "temperror", "not_applicable"] as const;
     for (let trial = 0; trial < 300; trial++) {
       const st = Object.fromEntries(CATEGORIES.map((c) => [c, statuses[rnd(5)]])) as ScoreInput["statuses"];
@@ -50,18 +58,29 @@ describe("scorePosture", () => {
 });
 
 const facts = (over: Partial<FixFacts> = {}): FixFacts => ({
-  domain: "example.com", nullMx: false, mxHosts: ["mx1.example.com"],
+  domain: "example.com",
+  nullMx: false,
+  mxHosts: ["mx1.example.com"],
   spf: { status: "present", record: "v=spf1 mx -all" },
   dmarc: { status: "present", record: "v=DMARC1; p=reject; rua=mailto:d@example.com", p: "reject", sp: null, pct: null, rua: ["mailto:d@example.com"] },
-  mtaSts: { status: "present", uncovered: [] }, tlsRpt: { status: "present" }, ...over,
+  mtaSts: { status: "present", uncovered: [] },
+  tlsRpt: { status: "present" },
+  ...over,
 });
 const now = new Date("2026-11-21T10:20:30Z");
 
 describe("buildFixes", () => {
   it("a complete posture needs no fixes", () => expect(buildFixes(facts(), { now })).toEqual([]));
   it("missing parts get exact records", () => {
-    const f = buildFixes(facts({ spf: { status: "missing", record: null }, dmarc: { status: "missing", record: null, p: null, sp: null, pct: null, rua: [] },
-      mtaSts: { status: "missing", uncovered: [] }, tlsRpt: { status: "missing" } }), { now, dmarcRua: "mailto:rua@reports.example" });
+    const f = buildFixes(
+      facts({
+        spf: { status: "missing", record: null },
+        dmarc: { status: "missing", record: null, p: null, sp: null, pct: null, rua: [] },
+        mtaSts: { status: "missing", uncovered: [] },
+        tlsRpt: { status: "missing" },
+      }),
+      { now, dmarcRua: "mailto:rua@reports.example" },
+    );
     expect(f.map(({ host, type, value }) => ({ host, type, value }))).toEqual([
       { host: "example.com", type: "TXT", value: "v=spf1 mx ~all" },
       { host: "_dmarc.example.com", type: "TXT", value: "v=DMARC1; p=none; rua=mailto:rua@reports.example" },
@@ -71,16 +90,39 @@ describe("buildFixes", () => {
     expect(f[2]?.reason).toContain("mx: mx1.example.com\r\nmax_age: 604800");
   });
   it("p=none, sp=none and pct are fixed in place, keeping other tags", () => {
-    const f = buildFixes(facts({ dmarc: { status: "present", record: "v=DMARC1; p=none; sp=none; pct=50; rua=mailto:d@example.com", p: "none", sp: "none", pct: 50, rua: ["mailto:d@example.com"] } }), { now });
+    const f = buildFixes(
+      facts({
+        dmarc: {
+          status: "present",
+          record: "v=DMARC1; p=none; sp=none; pct=50; rua=mailto:d@example.com",
+          p: "none",
+          sp: "none",
+          pct: 50,
+          rua: ["mailto:d@example.com"],
+        },
+      }),
+      { now },
+    );
     expect(f).toMatchObject([{ host: "_dmarc.example.com", value: "v=DMARC1; p=quarantine; rua=mailto:d@example.com" }]);
   });
   it("null MX domains are parked: SPF -all and DMARC reject, no MTA-STS/TLS-RPT", () => {
-    const f = buildFixes(facts({ nullMx: true, mxHosts: [], spf: { status: "present", record: "v=spf1 mx ~all" },
-      dmarc: { status: "missing", record: null, p: null, sp: null, pct: null, rua: [] }, mtaSts: { status: "missing", uncovered: [] }, tlsRpt: { status: "missing" } }), { now });
+    const f = buildFixes(
+      facts({
+        nullMx: true,
+        mxHosts: [],
+        spf: { status: "present", record: "v=spf1 mx ~all" },
+        dmarc: { status: "missing", record: null, p: null, sp: null, pct: null, rua: [] },
+        mtaSts: { status: "missing", uncovered: [] },
+        tlsRpt: { status: "missing" },
+      }),
+      { now },
+    );
     expect(f.map((x) => x.value)).toEqual(["v=spf1 -all", "v=DMARC1; p=reject; sp=reject"]);
   });
   it("temperror parts get no fix", () => {
-    expect(buildFixes(facts({ dmarc: { status: "temperror", record: null, p: null, sp: null, pct: null, rua: [] }, tlsRpt: { status: "temperror" } }), { now })).toEqual([]);
+    expect(
+      buildFixes(facts({ dmarc: { status: "temperror", record: null, p: null, sp: null, pct: null, rua: [] }, tlsRpt: { status: "temperror" } }), { now }),
+    ).toEqual([]);
   });
   it("setTag replaces, appends and removes", () => {
     expect(setTag("v=DMARC1; p=none", "p", "reject")).toBe("v=DMARC1; p=reject");
@@ -105,14 +147,18 @@ describe("diffPostures", () => {
   };
   it("no change, no diff", () => expect(diffPostures(prev, prev)).toEqual([]));
   it("DMARC policy weakened is High; SPF record change Medium", () => {
-    const cur: PostureSnapshot = { ...prev,
+    const cur: PostureSnapshot = {
+      ...prev,
       dmarc: { status: "present", record: "v=DMARC1; p=none", fields: { p: "none", sp: null, pct: null, rua: [] } },
-      spf: { status: "present", record: "v=spf1 ~all", fields: { all: "~all" } } };
-    expect(diffPostures(prev, cur)).toEqual(expect.arrayContaining([
-      { category: "dmarc", field: "p", before: "reject", after: "none", severity: "High" },
-      { category: "spf", field: "record", before: "v=spf1 -all", after: "v=spf1 ~all", severity: "Medium" },
-      { category: "spf", field: "all", before: "-all", after: "~all", severity: "High" },
-    ]));
+      spf: { status: "present", record: "v=spf1 ~all", fields: { all: "~all" } },
+    };
+    expect(diffPostures(prev, cur)).toEqual(
+      expect.arrayContaining([
+        { category: "dmarc", field: "p", before: "reject", after: "none", severity: "High" },
+        { category: "spf", field: "record", before: "v=spf1 -all", after: "v=spf1 ~all", severity: "Medium" },
+        { category: "spf", field: "all", before: "-all", after: "~all", severity: "High" },
+      ]),
+    );
   });
   it("temperror or stale parts yield no diff", () => {
     const cur: PostureSnapshot = { ...prev, dmarc: { status: "temperror", record: null }, spf: { status: "stale", record: "v=spf1 +all" } };
@@ -120,15 +166,34 @@ describe("diffPostures", () => {
     expect(diffPostures(cur, prev)).toEqual([]);
   });
   it("removal is graded per category", () => {
-    expect(diffPostures(prev, { ...prev, dmarc: { status: "missing", record: null } })).toContainEqual(
-      { category: "dmarc", field: "status", before: "present", after: "missing", severity: "High" });
+    expect(diffPostures(prev, { ...prev, dmarc: { status: "missing", record: null } })).toContainEqual({
+      category: "dmarc",
+      field: "status",
+      before: "present",
+      after: "missing",
+      severity: "High",
+    });
   });
   it("MTA-STS policy changed under the same id is drift", () => {
-    const cur: PostureSnapshot = { ...prev, mta_sts: { status: "present", record: "v=STSv1; id=1", fields: { id: "1", mode: "testing", mx: ["mx.example.com"], policy: "b" } } };
-    expect(diffPostures(prev, cur).map((c) => [c.field, c.severity])).toEqual([["mode", "High"], ["policy", "Low"], ["id_unchanged", "High"]]);
+    const cur: PostureSnapshot = {
+      ...prev,
+      mta_sts: { status: "present", record: "v=STSv1; id=1", fields: { id: "1", mode: "testing", mx: ["mx.example.com"], policy: "b" } },
+    };
+    expect(diffPostures(prev, cur).map((c) => [c.field, c.severity])).toEqual([
+      ["mode", "High"],
+      ["policy", "Low"],
+      ["id_unchanged", "High"],
+    ]);
   });
   it("blacklist: new listing High, delisting Info, unknown is not a delisting", () => {
-    const cur: PostureSnapshot = { ...prev, blacklist: { status: "present", record: null, fields: { listed: ["PSBL:192.0.2.1"], unknown: ["Spamhaus ZEN:192.0.2.1"], cleared: ["SpamCop:192.0.2.1"] } } };
+    const cur: PostureSnapshot = {
+      ...prev,
+      blacklist: {
+        status: "present",
+        record: null,
+        fields: { listed: ["PSBL:192.0.2.1"], unknown: ["Spamhaus ZEN:192.0.2.1"], cleared: ["SpamCop:192.0.2.1"] },
+      },
+    };
     expect(diffPostures(prev, cur)).toEqual([
       { category: "blacklist", field: "PSBL:192.0.2.1", before: "not_listed", after: "listed", severity: "High" },
       { category: "blacklist", field: "SpamCop:192.0.2.1", before: "listed", after: "not_listed", severity: "Info" },
@@ -136,7 +201,10 @@ describe("diffPostures", () => {
   });
 
   it("blacklist: a listing whose target was not asked this time (its MX address did not resolve) is no delisting", () => {
-    const cur: PostureSnapshot = { ...prev, blacklist: { status: "present", record: null, fields: { listed: [], unknown: [], cleared: ["SpamCop:198.51.100.9"] } } };
+    const cur: PostureSnapshot = {
+      ...prev,
+      blacklist: { status: "present", record: null, fields: { listed: [], unknown: [], cleared: ["SpamCop:198.51.100.9"] } },
+    };
     expect(diffPostures(prev, cur)).toEqual([]);
   });
 });

@@ -7,7 +7,14 @@ export type Grade = (typeof GRADES)[number];
 
 /** Points each category contributes to a perfect 100 (sum = 100). */
 export const CATEGORY_WEIGHTS: Record<PostureCategory, number> = {
-  dmarc: 30, spf: 20, dkim: 15, mx: 10, mta_sts: 10, tls_rpt: 5, bimi: 5, blacklist: 5,
+  dmarc: 30,
+  spf: 20,
+  dkim: 15,
+  mx: 10,
+  mta_sts: 10,
+  tls_rpt: 5,
+  bimi: 5,
+  blacklist: 5,
 };
 
 /** Share of a category's weight one finding removes; a category never goes below zero. */

@@ -11,5 +11,4 @@ export interface CategorizedFinding extends Finding {
   category: PostureCategory;
 }
 
-export const tagFindings = (category: PostureCategory, findings: readonly Finding[]): CategorizedFinding[] =>
-  findings.map((f) => ({ ...f, category }));
+export const tagFindings = (category: PostureCategory, findings: readonly Finding[]): CategorizedFinding[] => findings.map((f) => ({ ...f, category }));

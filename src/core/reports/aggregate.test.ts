@@ -7,8 +7,16 @@ import { BEGIN, enc, report } from "./test-fixtures";
 import type { ReportRecord } from "./types";
 
 const rec = (ip: string, count: number, selector = "s1"): ReportRecord => ({
-  sourceIp: ip, count, disposition: "none", dkim: "pass", spf: "pass", reasons: [], headerFrom: "example.com",
-  envelopeFrom: null, envelopeTo: null, dkimResults: [{ domain: "example.com", selector, result: "pass", humanResult: null }],
+  sourceIp: ip,
+  count,
+  disposition: "none",
+  dkim: "pass",
+  spf: "pass",
+  reasons: [],
+  headerFrom: "example.com",
+  envelopeFrom: null,
+  envelopeTo: null,
+  dkimResults: [{ domain: "example.com", selector, result: "pass", humanResult: null }],
   spfResults: [{ domain: "example.com", scope: "mfrom", result: "pass" }],
 });
 
@@ -24,14 +32,17 @@ describe("largest-remainder apportionment", () => {
 
   it("a property check: random counts and weights always sum back", () => {
     let seed = 42;
-    const rnd = (n: number): number => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31), seed % n);
+    const rnd = (n: number): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
     for (let k = 0; k < 500; k++) {
       const w = Array.from({ length: 1 + rnd(8) }, () => 1 + rnd(86_400));
       const c = rnd(1_000_000);
       const parts = apportion(c, w);
       expect(parts.reduce((a, b) => a + b, 0)).toBe(c);
       const total = w.reduce((a, b) => a + b, 0);
-      parts.forEach((p, i) => expect(Math.abs(p - (c * (w[i] ?? 0)) / total)).toBeLessThan(1));
+      for (const [i, p] of parts.entries()) expect(Math.abs(p - (c * (w[i] ?? 0)) / total)).toBeLessThan(1);
     }
   });
 });
@@ -41,7 +52,9 @@ describe("day coverage", () => {
     expect(daysCovered(BEGIN, BEGIN + 86_400).days).toEqual([{ day: "2023-11-15", seconds: 1 }]);
     expect(daysCovered(BEGIN + 43_200, BEGIN + 43_200 + 86_400).days.map((d) => d.day)).toEqual(["2023-11-16"]);
     expect(daysCovered(BEGIN, BEGIN + 60 * 3600).days).toEqual([
-      { day: "2023-11-15", seconds: 86_400 }, { day: "2023-11-16", seconds: 86_400 }, { day: "2023-11-17", seconds: 43_200 },
+      { day: "2023-11-15", seconds: 86_400 },
+      { day: "2023-11-16", seconds: 86_400 },
+      { day: "2023-11-17", seconds: 43_200 },
     ]);
     expect(daysCovered(0, 400 * 86_400).spread).toBe(false); // absurd ranges are not spread
   });
@@ -61,7 +74,9 @@ describe("multi-day reports through parseReport", () => {
     expect(sum()).toBe(111);
     expect(r.value.totals.messages).toBe(111);
     expect(r.value.rows.filter((x) => x.sourceIp === "192.0.2.1").map((x) => [x.day, x.messages])).toEqual([
-      ["2023-11-15", 4], ["2023-11-16", 4], ["2023-11-17", 2],
+      ["2023-11-15", 4],
+      ["2023-11-16", 4],
+      ["2023-11-17", 2],
     ]);
     expect(sum("192.0.2.2")).toBe(1);
     expect(r.value.rows.filter((x) => x.sourceIp === "192.0.2.2")).toHaveLength(1); // no zero rows
@@ -86,7 +101,9 @@ describe("Aggregator caps", () => {
     for (let i = 0; i < 4; i++) a.add(rec(`192.0.2.${i}`, 1));
     a.add(rec("192.0.2.9", 1, "other"));
     const out = a.finish(BEGIN, BEGIN + 86_399);
-    expect(out.selectors).toEqual([{ domain: "example.com", selector: "s1", messages: 4, pass: 4, fail: 0, sourceIps: ["192.0.2.0", "192.0.2.1"], sourceIpsTruncated: true }]);
+    expect(out.selectors).toEqual([
+      { domain: "example.com", selector: "s1", messages: 4, pass: 4, fail: 0, sourceIps: ["192.0.2.0", "192.0.2.1"], sourceIpsTruncated: true },
+    ]);
     expect(out.warnings.join()).toMatch(/beyond 1 selectors/);
   });
 

@@ -22,8 +22,18 @@ type RowKey = Omit<AggregateRow, "day" | "messages">;
 const SEP = "\u0001";
 const NULL = "\u0002";
 const KEY_FIELDS: ReadonlyArray<keyof RowKey> = [
-  "sourceIp", "headerFrom", "envelopeFrom", "disposition", "dmarcDkim", "dmarcSpf", "overrideReason",
-  "dkimDomain", "dkimSelector", "dkimResult", "spfDomain", "spfResult",
+  "sourceIp",
+  "headerFrom",
+  "envelopeFrom",
+  "disposition",
+  "dmarcDkim",
+  "dmarcSpf",
+  "overrideReason",
+  "dkimDomain",
+  "dkimSelector",
+  "dkimResult",
+  "spfDomain",
+  "spfResult",
 ];
 
 /** Whether DKIM d= and the From domain are equal or one is a subdomain of the other (no PSL here). */

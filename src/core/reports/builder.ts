@@ -12,16 +12,27 @@ const PE = "record/row/policy_evaluated/";
 const ID = "record/identifiers/";
 const DK = "record/auth_results/dkim/";
 const SP = "record/auth_results/spf/";
-const FREE_TEXT = new Set([
-  `${MD}extra_contact_info`, `${MD}error`, `${MD}generator`, `${PE}reason/comment`, `${DK}human_result`, `${SP}human_result`,
-]);
+const FREE_TEXT = new Set([`${MD}extra_contact_info`, `${MD}error`, `${MD}generator`, `${PE}reason/comment`, `${DK}human_result`, `${SP}human_result`]);
 const LEAVES = new Set([
-  ...FREE_TEXT, "version",
+  ...FREE_TEXT,
+  "version",
   ...["org_name", "email", "report_id", "date_range/begin", "date_range/end"].map((f) => MD + f),
   ...["domain", "adkim", "aspf", "p", "sp", "np", "pct", "fo", "testing", "discovery_method"].map((f) => PP + f),
-  `${ROW}source_ip`, `${ROW}count`, `${PE}disposition`, `${PE}dkim`, `${PE}spf`, `${PE}reason/type`,
-  `${ID}header_from`, `${ID}envelope_from`, `${ID}envelope_to`,
-  `${DK}domain`, `${DK}selector`, `${DK}result`, `${SP}domain`, `${SP}scope`, `${SP}result`,
+  `${ROW}source_ip`,
+  `${ROW}count`,
+  `${PE}disposition`,
+  `${PE}dkim`,
+  `${PE}spf`,
+  `${PE}reason/type`,
+  `${ID}header_from`,
+  `${ID}envelope_from`,
+  `${ID}envelope_to`,
+  `${DK}domain`,
+  `${DK}selector`,
+  `${DK}result`,
+  `${SP}domain`,
+  `${SP}scope`,
+  `${SP}result`,
 ]);
 const MAX_ERRORS = 20;
 
@@ -43,7 +54,10 @@ for (const leaf of LEAVES) {
   for (const name of leaf.split("/")) {
     const path = node.path === "" ? name : `${node.path}/${name}`;
     let next = node.kids.get(name);
-    if (next === undefined) node.kids.set(name, (next = { path, leaf: false, free: false, kids: new Map() }));
+    if (next === undefined) {
+      next = { path, leaf: false, free: false, kids: new Map() };
+      node.kids.set(name, next);
+    }
     node = next;
   }
   node.leaf = true;
@@ -103,7 +117,11 @@ export class ReportBuilder {
         humanResult: F.opt(s.get("human_result")),
       });
     } else if (path === "record/auth_results/spf") {
-      r.spf.push({ domain: F.domain(s.get("domain") ?? ""), scope: F.opt(s.get("scope"))?.toLowerCase() ?? null, result: F.spfResult(s.get("result") ?? "none") });
+      r.spf.push({
+        domain: F.domain(s.get("domain") ?? ""),
+        scope: F.opt(s.get("scope"))?.toLowerCase() ?? null,
+        result: F.spfResult(s.get("result") ?? "none"),
+      });
     } else if (path === "record") {
       this.rec = null;
       return this.emit(r);
@@ -139,8 +157,10 @@ export class ReportBuilder {
 
   /** RFC 9990-only fields, for reporters that adopt them before (or without) the new namespace. */
   uses9990(): boolean {
-    return ["generator", "np", "testing", "discovery_method"].some((f) => this.top.has(f === "generator" ? MD + f : PP + f))
-      || this.top.get("version")?.trim().startsWith("2") === true;
+    return (
+      ["generator", "np", "testing", "discovery_method"].some((f) => this.top.has(f === "generator" ? MD + f : PP + f)) ||
+      this.top.get("version")?.trim().startsWith("2") === true
+    );
   }
 
   /** Checks the required fields once the document is complete. */
@@ -167,7 +187,11 @@ export class ReportBuilder {
       },
       policy: {
         domain: F.domain(domain),
-        adkim: low("adkim"), aspf: low("aspf"), p: low("p"), sp: low("sp"), np: low("np"),
+        adkim: low("adkim"),
+        aspf: low("aspf"),
+        p: low("p"),
+        sp: low("sp"),
+        np: low("np"),
         pct: F.pct(t(`${PP}pct`) ?? ""),
         fo: t(`${PP}fo`),
         testing: low("testing"),

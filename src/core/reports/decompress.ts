@@ -63,14 +63,21 @@ class Emitter {
   bytes = 0;
   private head: Uint8Array[] | null;
   private headLen = 0;
-  constructor(private readonly sink: ChunkSink, private readonly max: number, sniff: boolean) {
+  constructor(
+    private readonly sink: ChunkSink,
+    private readonly max: number,
+    sniff: boolean,
+  ) {
     this.head = sniff ? [] : null;
   }
   push(data: Uint8Array): void {
     if (data.length === 0) return;
     this.bytes += data.length;
     if (this.bytes > this.max) throw fail("too_large", `more than ${this.max} bytes of XML after decompression`);
-    if (this.head === null) return this.forward(data);
+    if (this.head === null) {
+      this.forward(data);
+      return;
+    }
     this.head.push(data.slice()); // copy: inflate may reuse its buffer
     this.headLen += data.length;
     if (this.headLen >= SNIFF_BYTES) this.flushHead();
@@ -84,7 +91,10 @@ class Emitter {
     this.head = null;
     const all = new Uint8Array(this.headLen);
     let at = 0;
-    for (const p of parts) (all.set(p, at), (at += p.length));
+    for (const p of parts) {
+      all.set(p, at);
+      at += p.length;
+    }
     if (looksLikeArchive(all)) throw fail("malformed_archive", "nested archive inside the archive");
     if (!looksLikeXml(all)) throw fail("not_a_report", "the archive does not hold an XML file");
     this.forward(all);
@@ -121,7 +131,10 @@ export async function decompress(
       feed = (c) => em.push(c);
     } else if (f === "gzip") {
       let done = false;
-      const gz = new Gunzip((data, final) => (em.push(data), final && (done = true)));
+      const gz = new Gunzip((data, final) => {
+        em.push(data);
+        if (final) done = true;
+      });
       feed = (c, final) => sliced(c, final, (s, fin) => gz.push(s, fin));
       finished = () => {
         if (!done) throw fail("malformed_archive", "truncated gzip stream");
@@ -172,12 +185,18 @@ function concat(parts: Uint8Array[], len: number): Uint8Array {
   if (parts.length === 1 && parts[0]) return parts[0];
   const out = new Uint8Array(len);
   let at = 0;
-  for (const p of parts) (out.set(p, at), (at += p.length));
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
   return out;
 }
 
 function sliced(c: Uint8Array, final: boolean, push: (s: Uint8Array, final: boolean) => void): void {
-  if (c.length === 0) return push(c, final);
+  if (c.length === 0) {
+    push(c, final);
+    return;
+  }
   for (let i = 0; i < c.length; i += INFLATE_SLICE) {
     push(c.subarray(i, i + INFLATE_SLICE), final && i + INFLATE_SLICE >= c.length);
   }

@@ -27,15 +27,7 @@ export const dkimResult = spfResult;
  * mailing_list, local_policy, other) and RFC 9990 (drops forwarded and sampled_out, adds
  * policy_test_mode). Both versions are accepted; anything else becomes "other".
  */
-const REASONS = new Set([
-  "forwarded",
-  "sampled_out",
-  "trusted_forwarder",
-  "mailing_list",
-  "local_policy",
-  "other",
-  "policy_test_mode",
-]);
+const REASONS = new Set(["forwarded", "sampled_out", "trusted_forwarder", "mailing_list", "local_policy", "other", "policy_test_mode"]);
 export function reasonType(s: string): string {
   const v = lower(s).replace(/[\s-]+/g, "_");
   return REASONS.has(v) ? v : "other";

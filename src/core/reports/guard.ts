@@ -13,7 +13,7 @@ import type { ReportError } from "./types";
 export const MAX_TAG_CHARS = 8 * 1024;
 export const MAX_CONSTRUCT_CHARS = 64 * 1024;
 
-const enum S {
+enum S {
   Text,
   Open, // after "<", deciding what follows
   Tag,

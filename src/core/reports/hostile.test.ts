@@ -30,7 +30,10 @@ function zeroBomb(total: number): Uint8Array {
 function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((a, p) => a + p.length, 0));
   let at = 0;
-  for (const p of parts) (out.set(p, at), (at += p.length));
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
   return out;
 }
 
@@ -49,7 +52,14 @@ describe("DTD and entity refusal (platform-limits: refuse before parsing)", () =
   it("a DOCTYPE split across two chunks (raw and inside gzip)", async () => {
     const x = enc(XXE);
     const at = XXE.indexOf("<!DOC") + 4; // "<!DO" | "CTYPE"
-    const two = (): ReadableStream<Uint8Array> => new ReadableStream({ start(c) { c.enqueue(x.slice(0, at)); c.enqueue(x.slice(at)); c.close(); } });
+    const two = (): ReadableStream<Uint8Array> =>
+      new ReadableStream({
+        start(c) {
+          c.enqueue(x.slice(0, at));
+          c.enqueue(x.slice(at));
+          c.close();
+        },
+      });
     expect(await code(two())).toBe("forbidden_dtd");
     expect(await code(chunked(x, 3))).toBe("forbidden_dtd");
     expect(await code(chunked(gzipSync(x), 5))).toBe("forbidden_dtd");
@@ -83,12 +93,17 @@ describe("floods and size caps", () => {
     const bomb = zeroBomb(size);
     let biggest = 0;
     const t0 = Date.now();
-    const r = await decompress(bomb, (c) => ((biggest = Math.max(biggest, c.length)), true));
+    const r = await decompress(bomb, (c) => {
+      biggest = Math.max(biggest, c.length);
+      return true;
+    });
     const ms = Date.now() - t0;
     expect(r.ok ? "ok" : r.error.code).toBe("too_large");
     expect(biggest).toBeLessThanOrEqual(9 << 20); // ≤ ~8 MB per push: memory stays bounded
     expect(ms).toBeLessThan(5_000);
-    console.log(`${size >> 20} MB gzip bomb (${bomb.length} bytes, ${Math.ceil(size / (64 << 20))} gzip members): too_large after ${ms} ms, largest chunk ${biggest} bytes`);
+    console.log(
+      `${size >> 20} MB gzip bomb (${bomb.length} bytes, ${Math.ceil(size / (64 << 20))} gzip members): too_large after ${ms} ms, largest chunk ${biggest} bytes`,
+    );
   }
 
   it("an XML-looking gzip bomb through parseReport fails with too_large at the cap", async () => {

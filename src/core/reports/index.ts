@@ -19,10 +19,7 @@ export interface ParseReportOptions extends AggregateOptions {
  * refuses DTDs and parses streaming (parse.ts), and aggregates each record as it is parsed
  * (aggregate.ts): no stage holds the whole report, so a 100,000-record report fits in 128 MB.
  */
-export async function parseReport(
-  input: Uint8Array | ReadableStream<Uint8Array>,
-  opts: ParseReportOptions = {},
-): Promise<Result<ParsedReport, ReportError>> {
+export async function parseReport(input: Uint8Array | ReadableStream<Uint8Array>, opts: ParseReportOptions = {}): Promise<Result<ParsedReport, ReportError>> {
   const agg = new Aggregator(opts);
   const parser = new ReportParser((r) => agg.add(r));
   const unpacked = await decompress(input, (chunk) => parser.write(chunk), {

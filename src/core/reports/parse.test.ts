@@ -14,14 +14,32 @@ describe("parseReport: reporter variants", () => {
   it("Google-style report (RFC 7489, no namespace)", async () => {
     const r = await parsed(enc(google()));
     expect(r.version).toBe("1.0");
-    expect(r.metadata).toMatchObject({ orgName: "google.com", reportId: "17000064001234567890", begin: BEGIN, end: BEGIN + 86_399, errors: [], generator: null });
+    expect(r.metadata).toMatchObject({
+      orgName: "google.com",
+      reportId: "17000064001234567890",
+      begin: BEGIN,
+      end: BEGIN + 86_399,
+      errors: [],
+      generator: null,
+    });
     expect(r.policy).toMatchObject({ domain: "example.com", p: "none", sp: "none", pct: 100, np: null, testing: null });
     expect(r.totals).toEqual({ records: 2, messages: 14, overflowRecords: 0, overflowMessages: 0 });
     expect(r.rows).toHaveLength(2);
     expect(r.rows[1]).toEqual({
-      day: "2023-11-15", sourceIp: "203.0.113.9", headerFrom: "example.com", envelopeFrom: null, disposition: "none",
-      dmarcDkim: "fail", dmarcSpf: "fail", overrideReason: null, dkimDomain: "spoof.test", dkimSelector: "x",
-      dkimResult: "fail", spfDomain: "spoof.test", spfResult: "softfail", messages: 2,
+      day: "2023-11-15",
+      sourceIp: "203.0.113.9",
+      headerFrom: "example.com",
+      envelopeFrom: null,
+      disposition: "none",
+      dmarcDkim: "fail",
+      dmarcSpf: "fail",
+      overrideReason: null,
+      dkimDomain: "spoof.test",
+      dkimSelector: "x",
+      dkimResult: "fail",
+      spfDomain: "spoof.test",
+      spfResult: "softfail",
+      messages: 2,
     });
   });
 
@@ -36,22 +54,45 @@ describe("parseReport: reporter variants", () => {
   it("Yahoo-style report: results lower-cased (parsedmarc #288), override reason kept", async () => {
     const r = await parsed(enc(yahoo()));
     expect(r.metadata.extraContactInfo).toBeNull();
-    expect(r.rows[0]).toMatchObject({ disposition: "none", dmarcDkim: "fail", dmarcSpf: "fail", overrideReason: "forwarded", dkimResult: "fail", spfResult: "softfail", spfDomain: "list.example.org" });
-    expect(r.selectors).toEqual([{ domain: "example.com", selector: "s2048", messages: 4, pass: 0, fail: 4, sourceIps: ["192.0.2.7"], sourceIpsTruncated: false }]);
+    expect(r.rows[0]).toMatchObject({
+      disposition: "none",
+      dmarcDkim: "fail",
+      dmarcSpf: "fail",
+      overrideReason: "forwarded",
+      dkimResult: "fail",
+      spfResult: "softfail",
+      spfDomain: "list.example.org",
+    });
+    expect(r.selectors).toEqual([
+      { domain: "example.com", selector: "s2048", messages: 4, pass: 0, fail: 4, sourceIps: ["192.0.2.7"], sourceIpsTruncated: false },
+    ]);
   });
 
   it("RFC 9990 report: namespace, generator, np, testing, discovery_method, policy_test_mode", async () => {
     const r = await parsed(enc(rfc9990()));
     expect(r.version).toBe("2.0");
     expect(r.metadata).toMatchObject({ orgName: "Sample Reporter", generator: "Example DMARC 2.1", errors: ["one"] });
-    expect(r.policy).toEqual({ domain: "example.com", adkim: "s", aspf: "r", p: "reject", sp: "quarantine", np: "reject", pct: null, fo: "1", testing: "y", discoveryMethod: "treewalk" });
+    expect(r.policy).toEqual({
+      domain: "example.com",
+      adkim: "s",
+      aspf: "r",
+      p: "reject",
+      sp: "quarantine",
+      np: "reject",
+      pct: null,
+      fo: "1",
+      testing: "y",
+      discoveryMethod: "treewalk",
+    });
     // The passing signature is the row's DKIM summary; both selectors are inventory evidence.
     expect(r.rows[0]).toMatchObject({ overrideReason: "policy_test_mode", dkimDomain: "esp.test", dkimSelector: "k1", dkimResult: "pass" });
     expect(r.selectors.map((s) => `${s.domain}/${s.selector}:${s.pass}/${s.fail}`)).toEqual(["example.com/sel-2024:0/9", "esp.test/k1:9/0"]);
   });
 
   it("namespace prefixes and 9990-only fields without the namespace", async () => {
-    const x = report({ root: `<d:feedback xmlns:d="urn:ietf:params:xml:ns:dmarc-2.0">` }).replace(/<(\/?)(?!\?)/g, "<$1d:").replace("<d:d:", "<d:");
+    const x = report({ root: `<d:feedback xmlns:d="urn:ietf:params:xml:ns:dmarc-2.0">` })
+      .replace(/<(\/?)(?!\?)/g, "<$1d:")
+      .replace("<d:d:", "<d:");
     expect((await parsed(enc(x))).version).toBe("2.0");
     const np = report({ policy: "<domain>example.com</domain><p>reject</p><np>reject</np>" });
     expect((await parsed(enc(np))).version).toBe("2.0");
@@ -63,7 +104,12 @@ describe("parseReport: reporter variants", () => {
   });
 
   it("tolerates BOM, missing optional fields, `identities`, ISO and millisecond dates", async () => {
-    const x = report({ begin: "2023-11-15T00:00:00Z", end: String((BEGIN + 86_399) * 1000), policy: "<domain>example.com</domain>", records: [{ ip: "198.51.100.1", count: 1, sigs: [] }] })
+    const x = report({
+      begin: "2023-11-15T00:00:00Z",
+      end: String((BEGIN + 86_399) * 1000),
+      policy: "<domain>example.com</domain>",
+      records: [{ ip: "198.51.100.1", count: 1, sigs: [] }],
+    })
       .replaceAll("identifiers>", "identities>")
       .replace(/<email>.*<\/email>/, "");
     const r = await parsed(new Uint8Array([0xef, 0xbb, 0xbf, 0x20, 0x0a, ...enc(x)]));

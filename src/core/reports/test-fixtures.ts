@@ -71,7 +71,15 @@ export const google = (): string =>
   report({
     records: [
       { ip: "209.85.220.41", count: 12, sigs: [{ d: "example.com", s: "google", r: "pass" }] },
-      { ip: "203.0.113.9", count: 2, disposition: "none", dkim: "fail", spf: "fail", sigs: [{ d: "spoof.test", s: "x", r: "fail" }], spfRes: { d: "spoof.test", r: "softfail", scope: "mfrom" } },
+      {
+        ip: "203.0.113.9",
+        count: 2,
+        disposition: "none",
+        dkim: "fail",
+        spf: "fail",
+        sigs: [{ d: "spoof.test", s: "x", r: "fail" }],
+        spfRes: { d: "spoof.test", r: "softfail", scope: "mfrom" },
+      },
     ],
   });
 
@@ -93,7 +101,18 @@ export const yahoo = (): string =>
     org: "Yahoo",
     reportId: "1700006400.846211",
     policy: "<domain>example.com</domain><adkim>r</adkim><aspf>r</aspf><p>quarantine</p><pct>100</pct>",
-    records: [{ ip: "192.0.2.7", count: 4, disposition: "None", dkim: "FAIL", spf: "Fail", reason: "Forwarded", sigs: [{ d: "example.com", s: "s2048", r: "Fail" }], spfRes: { d: "list.example.org", r: "SoftFail" } }],
+    records: [
+      {
+        ip: "192.0.2.7",
+        count: 4,
+        disposition: "None",
+        dkim: "FAIL",
+        spf: "Fail",
+        reason: "Forwarded",
+        sigs: [{ d: "example.com", s: "s2048", r: "Fail" }],
+        spfRes: { d: "list.example.org", r: "SoftFail" },
+      },
+    ],
   }).replace(/\s*<extra_contact_info>.*<\/extra_contact_info>/, "");
 
 /** RFC 9990: dmarc-2.0 namespace, generator, np, testing, discovery_method, policy_test_mode. */
@@ -102,9 +121,21 @@ export const rfc9990 = (): string =>
     root: `<feedback xmlns="urn:ietf:params:xml:ns:dmarc-2.0">\n<version>1.0</version>`,
     org: "Sample Reporter",
     extraMeta: "<generator>Example DMARC 2.1</generator><error>one</error>",
-    policy: "<domain>example.com</domain><discovery_method>treewalk</discovery_method><adkim>s</adkim><aspf>r</aspf><p>reject</p><sp>quarantine</sp><np>reject</np><testing>y</testing><fo>1</fo>",
+    policy:
+      "<domain>example.com</domain><discovery_method>treewalk</discovery_method><adkim>s</adkim><aspf>r</aspf><p>reject</p><sp>quarantine</sp><np>reject</np><testing>y</testing><fo>1</fo>",
     records: [
-      { ip: "192.0.2.10", count: 9, disposition: "quarantine", dkim: "fail", spf: "fail", reason: "policy_test_mode", sigs: [{ d: "example.com", s: "sel-2024", r: "fail" }, { d: "esp.test", s: "k1", r: "pass" }] },
+      {
+        ip: "192.0.2.10",
+        count: 9,
+        disposition: "quarantine",
+        dkim: "fail",
+        spf: "fail",
+        reason: "policy_test_mode",
+        sigs: [
+          { d: "example.com", s: "sel-2024", r: "fail" },
+          { d: "esp.test", s: "k1", r: "pass" },
+        ],
+      },
     ],
   });
 
@@ -117,15 +148,25 @@ export function generatedReport(n: number, batch = 500): { stream: ReadableStrea
   const stream = new ReadableStream<Uint8Array>({
     pull(c) {
       let s: string;
-      if (stage === 0) (s = head ?? ""), (stage = 1);
-      else if (i < n) {
+      if (stage === 0) {
+        s = head ?? "";
+        stage = 1;
+      } else if (i < n) {
         const parts: string[] = [];
         for (const stop = Math.min(n, i + batch); i < stop; i++) {
-          parts.push(record({ ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, count: (i % 7) + 1, sigs: [{ d: "example.com", s: `s${i % 3}`, r: i % 5 === 0 ? "fail" : "pass" }] }));
+          parts.push(
+            record({
+              ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+              count: (i % 7) + 1,
+              sigs: [{ d: "example.com", s: `s${i % 3}`, r: i % 5 === 0 ? "fail" : "pass" }],
+            }),
+          );
         }
         s = parts.join("");
-      } else if (stage === 1) (s = `\n</feedback>${tail ?? ""}`), (stage = 2);
-      else return c.close();
+      } else if (stage === 1) {
+        s = `\n</feedback>${tail ?? ""}`;
+        stage = 2;
+      } else return c.close();
       const b = enc(s);
       sent += b.length;
       c.enqueue(b);

@@ -9,7 +9,10 @@ import { analyzeSpf } from "./analyze";
 class SlowResolver implements Resolver {
   inFlight = 0;
   maxInFlight = 0;
-  constructor(private readonly inner: FakeResolver, private readonly ms = 5) {}
+  constructor(
+    private readonly inner: FakeResolver,
+    private readonly ms = 5,
+  ) {}
   get queriesSent() {
     return this.inner.queriesSent;
   }

@@ -51,7 +51,8 @@ async function addresses(name: string, mech: Mechanism, domain: string, ctx: Wal
 export async function resolveAddressTerm(mech: Mechanism, target: string, domain: string, ctx: WalkContext): Promise<void> {
   if (mech.name === "ptr") {
     ctx.findings.push({
-      rule: "spf.ptr", severity: "Medium",
+      rule: "spf.ptr",
+      severity: "Medium",
       description: `${domain} uses "${mech.raw}": the ptr mechanism SHOULD NOT be used (RFC 7208 §5.5); it is slow, unreliable and some receivers skip it. List the sending addresses with ip4/ip6 instead.`,
       fix: null,
     });
@@ -74,12 +75,20 @@ export async function resolveAddressTerm(mech: Mechanism, target: string, domain
     ctx.temperror ??= { at: `MX ${target} (${mech.raw} in ${domain})`, reason: res.reason };
     return;
   }
-  if (res.kind !== "records") { ctx.voids++; return; }
+  if (res.kind !== "records") {
+    ctx.voids++;
+    return;
+  }
   const hosts = res.records.filter((r) => r.exchange !== "");
   if (res.records.length > 10) {
     // RFC 7208 §4.6.4: over 10 MX names is a permerror for the mx term; its address lookups don't count toward 10.
     ctx.permerrors.push(`${mech.raw} has ${res.records.length} MX hosts`);
-    ctx.findings.push({ rule: "spf.mx-too-many-hosts", severity: "High", description: `"${mech.raw}" in ${domain} resolves to ${res.records.length} MX hosts, over the limit of 10: receivers return permerror (RFC 7208 §4.6.4). Use ip4/ip6 ranges instead.`, fix: null });
+    ctx.findings.push({
+      rule: "spf.mx-too-many-hosts",
+      severity: "High",
+      description: `"${mech.raw}" in ${domain} resolves to ${res.records.length} MX hosts, over the limit of 10: receivers return permerror (RFC 7208 §4.6.4). Use ip4/ip6 ranges instead.`,
+      fix: null,
+    });
   }
   const missing: string[] = [];
   for (const h of hosts.slice(0, 10)) {
@@ -88,6 +97,11 @@ export async function resolveAddressTerm(mech: Mechanism, target: string, domain
     if (empty) missing.push(h.exchange);
   }
   if (missing.length > 0) {
-    ctx.findings.push({ rule: "spf.mx-host-no-address", severity: "Low", description: `MX host(s) ${missing.join(", ")} named by "${mech.raw}" in ${domain} have no A/AAAA records, so they authorise nothing.`, fix: null });
+    ctx.findings.push({
+      rule: "spf.mx-host-no-address",
+      severity: "Low",
+      description: `MX host(s) ${missing.join(", ")} named by "${mech.raw}" in ${domain} have no A/AAAA records, so they authorise nothing.`,
+      fix: null,
+    });
   }
 }

@@ -9,16 +9,33 @@ const rules = (a: { findings: { rule: string }[] }) => a.findings.map((f) => f.r
 describe("analyzeSpf", () => {
   it("counts lookups per term through includes and flattens networks", async () => {
     const a = await analyze({
-      "example.com": { TXT: ["v=spf1 ip4:192.0.2.0/24 a mx include:_spf.example.net -all"], A: ["198.51.100.7"], MX: [{ preference: 10, exchange: "mx.example.com" }] },
+      "example.com": {
+        TXT: ["v=spf1 ip4:192.0.2.0/24 a mx include:_spf.example.net -all"],
+        A: ["198.51.100.7"],
+        MX: [{ preference: 10, exchange: "mx.example.com" }],
+      },
       "mx.example.com": { A: ["198.51.100.25"], AAAA: ["2001:db8::25"] },
       "_spf.example.net": { TXT: ["v=spf1 ip6:2001:db8:1::/48 include:more.example.net ~all"] },
       "more.example.net": { TXT: ["v=spf1 ip4:203.0.113.0/25 -all"] },
     });
     expect(a.status).toBe("pass-able");
     expect(a.lookups.total).toBe(4);
-    expect(a.lookups.byTerm.map((t) => [t.term, t.lookups])).toEqual([["ip4:192.0.2.0/24", 0], ["a", 1], ["mx", 1], ["include:_spf.example.net", 2], ["-all", 0]]);
+    expect(a.lookups.byTerm.map((t) => [t.term, t.lookups])).toEqual([
+      ["ip4:192.0.2.0/24", 0],
+      ["a", 1],
+      ["mx", 1],
+      ["include:_spf.example.net", 2],
+      ["-all", 0],
+    ]);
     expect(a.lookups.byTerm[3]?.child?.record).toBe("v=spf1 ip6:2001:db8:1::/48 include:more.example.net ~all");
-    expect(a.networks.map((n) => n.cidr)).toEqual(["192.0.2.0/24", "198.51.100.7/32", "198.51.100.25/32", "2001:db8::25/128", "2001:db8:1::/48", "203.0.113.0/25"]);
+    expect(a.networks.map((n) => n.cidr)).toEqual([
+      "192.0.2.0/24",
+      "198.51.100.7/32",
+      "198.51.100.25/32",
+      "2001:db8::25/128",
+      "2001:db8:1::/48",
+      "203.0.113.0/25",
+    ]);
     expect(rules(a)).toEqual([]);
   });
 
@@ -109,7 +126,10 @@ describe("analyzeSpf", () => {
     const a = await analyze(z);
     expect(rules(a)).toEqual(expect.arrayContaining(["spf.ptr", "spf.redirect-ignored", "spf.terms-after-all", "spf.duplicate-include"]));
     expect(a.fix).toBe("v=spf1 ptr include:x.example.net -all");
-    const loop = await analyze({ "example.com": { TXT: ["v=spf1 include:b.example.com -all"] }, "b.example.com": { TXT: ["v=spf1 include:example.com -all"] } });
+    const loop = await analyze({
+      "example.com": { TXT: ["v=spf1 include:b.example.com -all"] },
+      "b.example.com": { TXT: ["v=spf1 include:example.com -all"] },
+    });
     expect([loop.status, rules(loop)]).toEqual(["permerror", ["spf.loop"]]);
   });
 

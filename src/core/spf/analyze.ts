@@ -17,8 +17,16 @@ const FOLLOW_LIMIT = 2 * MAX_LOOKUPS;
 export async function analyzeSpf(domain: string, resolver: Resolver): Promise<SpfAnalysis> {
   const d = domain.toLowerCase().replace(/\.$/, "");
   const ctx: WalkContext = {
-    resolver, lookups: 0, voids: 0, findings: [], networks: [], dynamic: [], permerrors: [], temperror: null,
-    includeCounts: new Map(), truncated: false,
+    resolver,
+    lookups: 0,
+    voids: 0,
+    findings: [],
+    networks: [],
+    dynamic: [],
+    permerrors: [],
+    temperror: null,
+    includeCounts: new Map(),
+    truncated: false,
   };
   // The deprecated SPF RR type check needs no record: run it alongside the walk.
   const rr99 = resolver.query(d, "SPF");
@@ -28,22 +36,34 @@ export async function analyzeSpf(domain: string, resolver: Resolver): Promise<Sp
   if (ctx.lookups > MAX_LOOKUPS) {
     ctx.permerrors.push(`${ctx.lookups} DNS-querying terms`);
     findings.push({
-      rule: "spf.lookup-limit", severity: "High",
+      rule: "spf.lookup-limit",
+      severity: "High",
       description: `The record needs ${ctx.truncated ? "at least " : ""}${ctx.lookups} DNS-querying terms (include, a, mx, ptr, exists, redirect), over the limit of ${MAX_LOOKUPS}: receivers return permerror (RFC 7208 §4.6.4).`,
       fix: null,
     });
   } else if (ctx.lookups >= 8) {
     findings.push({
-      rule: "spf.lookup-nearly-spent", severity: "Low",
+      rule: "spf.lookup-nearly-spent",
+      severity: "Low",
       description: `${ctx.lookups} of ${MAX_LOOKUPS} DNS-querying terms are used (RFC 7208 §4.6.4); one more provider include may push the record into permerror. Replace a/mx with ip4/ip6 where the addresses are stable, or drop unused includes.`,
       fix: null,
     });
   }
   if (ctx.voids > MAX_VOID_LOOKUPS) {
     ctx.permerrors.push(`${ctx.voids} void lookups`);
-    findings.push({ rule: "spf.void-lookup-limit", severity: "High", description: `${ctx.voids} lookups return no answer (NXDOMAIN or NODATA), over the limit of ${MAX_VOID_LOOKUPS}: receivers return permerror (RFC 7208 §4.6.4).`, fix: null });
+    findings.push({
+      rule: "spf.void-lookup-limit",
+      severity: "High",
+      description: `${ctx.voids} lookups return no answer (NXDOMAIN or NODATA), over the limit of ${MAX_VOID_LOOKUPS}: receivers return permerror (RFC 7208 §4.6.4).`,
+      fix: null,
+    });
   } else if (ctx.voids > 0) {
-    findings.push({ rule: "spf.void-lookup", severity: "Low", description: `${ctx.voids} lookup(s) return no answer (NXDOMAIN or NODATA); more than ${MAX_VOID_LOOKUPS} is a permerror (RFC 7208 §4.6.4). Remove terms that point at names without records.`, fix: null });
+    findings.push({
+      rule: "spf.void-lookup",
+      severity: "Low",
+      description: `${ctx.voids} lookup(s) return no answer (NXDOMAIN or NODATA); more than ${MAX_VOID_LOOKUPS} is a permerror (RFC 7208 §4.6.4). Remove terms that point at names without records.`,
+      fix: null,
+    });
   }
   const policy = policyFindings(tree, ctx.includeCounts);
   findings.push(...policy.findings);
@@ -51,17 +71,38 @@ export async function analyzeSpf(domain: string, resolver: Resolver): Promise<Sp
   let status: SpfAnalysis["status"] = "pass-able";
   let statusReason = "the record is valid and can produce pass";
   // A transient failure anywhere means the real result is unknown: never report permerror/none then.
-  if (ctx.temperror) { status = "temperror"; statusReason = `DNS temperror at ${ctx.temperror.at}: ${ctx.temperror.reason}`; }
-  else if (ctx.permerrors.length > 0) { status = "permerror"; statusReason = ctx.permerrors.join("; "); }
-  else if (tree.record === null && tree.recordsFound.length === 0) { status = "none"; statusReason = `no SPF record at ${d}`; }
   if (ctx.temperror) {
-    findings.push({ rule: "spf.temperror", severity: "Medium", description: `The analysis is incomplete: ${statusReason}. Receivers would return temperror.`, fix: null });
+    status = "temperror";
+    statusReason = `DNS temperror at ${ctx.temperror.at}: ${ctx.temperror.reason}`;
+  } else if (ctx.permerrors.length > 0) {
+    status = "permerror";
+    statusReason = ctx.permerrors.join("; ");
+  } else if (tree.record === null && tree.recordsFound.length === 0) {
+    status = "none";
+    statusReason = `no SPF record at ${d}`;
+  }
+  if (ctx.temperror) {
+    findings.push({
+      rule: "spf.temperror",
+      severity: "Medium",
+      description: `The analysis is incomplete: ${statusReason}. Receivers would return temperror.`,
+      fix: null,
+    });
   }
   return {
-    domain: d, record: tree.record, recordsFound: tree.recordsFound,
+    domain: d,
+    record: tree.record,
+    recordsFound: tree.recordsFound,
     lookups: { total: ctx.lookups, limit: MAX_LOOKUPS, byTerm: tree.terms, truncated: ctx.truncated },
-    voidLookups: ctx.voids, tree, networks: ctx.networks, dynamic: ctx.dynamic, status, statusReason,
-    temperror: ctx.temperror, findings, fix: policy.fix,
+    voidLookups: ctx.voids,
+    tree,
+    networks: ctx.networks,
+    dynamic: ctx.dynamic,
+    status,
+    statusReason,
+    temperror: ctx.temperror,
+    findings,
+    fix: policy.fix,
   };
 }
 
@@ -83,7 +124,12 @@ async function walk(domain: string, via: SpfNode["via"], path: string[], ctx: Wa
       const rule = via === "include" ? "spf.include-no-record" : "spf.redirect-no-record";
       node.error = `${via} target ${domain} has no SPF record`;
       ctx.permerrors.push(node.error);
-      ctx.findings.push({ rule, severity: "High", description: `${via === "include" ? `include:${domain}` : `redirect=${domain}`} points at a domain without an SPF record: receivers return permerror (RFC 7208 ${via === "include" ? "§5.2" : "§6.1"}).`, fix: null });
+      ctx.findings.push({
+        rule,
+        severity: "High",
+        description: `${via === "include" ? `include:${domain}` : `redirect=${domain}`} points at a domain without an SPF record: receivers return permerror (RFC 7208 ${via === "include" ? "§5.2" : "§6.1"}).`,
+        fix: null,
+      });
     }
     return node;
   }
@@ -91,7 +137,12 @@ async function walk(domain: string, via: SpfNode["via"], path: string[], ctx: Wa
     node.recordsFound = found.records;
     node.error = `${found.records.length} SPF records at ${domain}`;
     ctx.permerrors.push(node.error);
-    ctx.findings.push({ rule: "spf.multiple-records", severity: "High", description: `${domain} publishes ${found.records.length} v=spf1 records; receivers return permerror (RFC 7208 §4.5). Merge them into one.`, fix: null });
+    ctx.findings.push({
+      rule: "spf.multiple-records",
+      severity: "High",
+      description: `${domain} publishes ${found.records.length} v=spf1 records; receivers return permerror (RFC 7208 §4.5). Merge them into one.`,
+      fix: null,
+    });
     return node;
   }
   node.record = found.record;
@@ -102,9 +153,10 @@ async function walk(domain: string, via: SpfNode["via"], path: string[], ctx: Wa
     ctx.permerrors.push(`syntax error in ${domain}`);
     const glued = e.message.includes("glued");
     ctx.findings.push({
-      rule: glued ? "spf.syntax.glued-term" : "spf.syntax", severity: "High",
+      rule: glued ? "spf.syntax.glued-term" : "spf.syntax",
+      severity: "High",
       description: `Syntax error in the SPF record of ${domain} at character ${e.position}${e.term ? ` ("${e.term}")` : ""}: ${e.message}. Receivers return permerror (RFC 7208 §4.6).`,
-      fix: glued ? found.record.slice(0, e.position) + " " + found.record.slice(e.position) : null,
+      fix: glued ? `${found.record.slice(0, e.position)} ${found.record.slice(e.position)}` : null,
     });
   }
   const evaluated = evaluatedTerms(parsed); // RFC 7208 §6.1: redirect= is ignored when "all" is present
@@ -131,7 +183,10 @@ function evaluatedTerms(parsed: ReturnType<typeof parseSpf>): (Mechanism | Modif
  *  targets are left to the walk, and at most FOLLOW_LIMIT records are fetched ahead. */
 function prefetchTargets(terms: readonly (Mechanism | Modifier)[], path: string[], ctx: WalkContext): void {
   let map = prefetched.get(ctx);
-  if (!map) prefetched.set(ctx, (map = new Map()));
+  if (!map) {
+    map = new Map();
+    prefetched.set(ctx, map);
+  }
   let budget = FOLLOW_LIMIT - ctx.lookups;
   for (const t of terms) {
     if (!LOOKUP_TERMS.has(t.name)) continue;
@@ -143,10 +198,13 @@ function prefetchTargets(terms: readonly (Mechanism | Modifier)[], path: string[
     const count = prefetchCount.get(ctx) ?? 0;
     if (path.includes(target) || map.has(target) || count >= FOLLOW_LIMIT) continue;
     prefetchCount.set(ctx, count + 1);
-    map.set(target, fetchSpf(target, ctx.resolver).then((found) => {
-      if (found.kind === "record") prefetchTargets(evaluatedTerms(parseSpf(found.record)), [...path, target], ctx);
-      return found;
-    }));
+    map.set(
+      target,
+      fetchSpf(target, ctx.resolver).then((found) => {
+        if (found.kind === "record") prefetchTargets(evaluatedTerms(parseSpf(found.record)), [...path, target], ctx);
+        return found;
+      }),
+    );
   }
 }
 
@@ -173,11 +231,20 @@ async function analyzeTerm(term: Mechanism | Modifier, domain: string, path: str
     if (term.name === "include") ctx.includeCounts.set(target, (ctx.includeCounts.get(target) ?? 0) + 1);
     if (path.includes(target)) {
       ctx.permerrors.push(`loop via ${term.raw}`);
-      ctx.findings.push({ rule: "spf.loop", severity: "High", description: `${term.raw} in ${domain} loops back to ${target} (${[...path, target].join(" → ")}); receivers hit the lookup limit and return permerror (RFC 7208 §4.6.4).`, fix: null });
+      ctx.findings.push({
+        rule: "spf.loop",
+        severity: "High",
+        description: `${term.raw} in ${domain} loops back to ${target} (${[...path, target].join(" → ")}); receivers hit the lookup limit and return permerror (RFC 7208 §4.6.4).`,
+        fix: null,
+      });
       info.note = "loop";
       return info;
     }
-    if (ctx.lookups > FOLLOW_LIMIT) { ctx.truncated = true; info.note = "not followed: lookup limit long exceeded"; return info; }
+    if (ctx.lookups > FOLLOW_LIMIT) {
+      ctx.truncated = true;
+      info.note = "not followed: lookup limit long exceeded";
+      return info;
+    }
     const before = ctx.voids;
     info.child = await walk(target, term.name, path, ctx);
     info.lookups += info.child.lookups;

@@ -5,7 +5,14 @@ import { evaluateSpf } from "./evaluate";
 
 /** The RFC 7208 Appendix A zone. */
 const appendixA = (spf: string): Zone => ({
-  "example.com": { TXT: [spf], MX: [{ preference: 10, exchange: "mail-a.example.com" }, { preference: 20, exchange: "mail-b.example.com" }], A: ["192.0.2.10", "192.0.2.11"] },
+  "example.com": {
+    TXT: [spf],
+    MX: [
+      { preference: 10, exchange: "mail-a.example.com" },
+      { preference: 20, exchange: "mail-b.example.com" },
+    ],
+    A: ["192.0.2.10", "192.0.2.11"],
+  },
   "amy.example.com": { A: ["192.0.2.65"] },
   "bob.example.com": { A: ["192.0.2.66"] },
   "mail-a.example.com": { A: ["192.0.2.129"] },
@@ -47,10 +54,20 @@ describe("RFC 7208 Appendix A.1 simple examples", () => {
     expect(await results("v=spf1 mx:example.org -all", ["192.0.2.140", "192.0.2.129"])).toEqual(["pass", "fail"]);
   });
   it("v=spf1 mx mx:example.org -all passes .129, .130 and .140", async () => {
-    expect(await results("v=spf1 mx mx:example.org -all", ["192.0.2.129", "192.0.2.130", "192.0.2.140", "192.0.2.65"])).toEqual(["pass", "pass", "pass", "fail"]);
+    expect(await results("v=spf1 mx mx:example.org -all", ["192.0.2.129", "192.0.2.130", "192.0.2.140", "192.0.2.65"])).toEqual([
+      "pass",
+      "pass",
+      "pass",
+      "fail",
+    ]);
   });
   it("v=spf1 mx/30 mx:example.org/30 -all passes 192.0.2.128/30 and 192.0.2.140/30", async () => {
-    expect(await results("v=spf1 mx/30 mx:example.org/30 -all", ["192.0.2.131", "192.0.2.128", "192.0.2.143", "192.0.2.132"])).toEqual(["pass", "pass", "pass", "fail"]);
+    expect(await results("v=spf1 mx/30 mx:example.org/30 -all", ["192.0.2.131", "192.0.2.128", "192.0.2.143", "192.0.2.132"])).toEqual([
+      "pass",
+      "pass",
+      "pass",
+      "fail",
+    ]);
   });
   it("v=spf1 ptr -all: validated names in example.com pass; mail-c.example.org and 10.0.0.4 fail", async () => {
     expect(await results("v=spf1 ptr -all", ["192.0.2.65", "192.0.2.140", "10.0.0.4"])).toEqual(["pass", "fail", "fail"]);
@@ -76,7 +93,10 @@ describe("check_host() details", () => {
   });
 
   it("matches IPv6 with ip6 and AAAA, and never ip4 for an IPv6 client", async () => {
-    const zone: Zone = { "example.com": { TXT: ["v=spf1 ip4:0.0.0.0/0 ip6:2001:db8::/32 a:h.example.com//64 -all"] }, "h.example.com": { AAAA: ["2001:db9::1"] } };
+    const zone: Zone = {
+      "example.com": { TXT: ["v=spf1 ip4:0.0.0.0/0 ip6:2001:db8::/32 a:h.example.com//64 -all"] },
+      "h.example.com": { AAAA: ["2001:db9::1"] },
+    };
     expect((await run(zone, "2001:db8::1")).result).toBe("pass");
     expect((await run(zone, "2001:db9::ffff")).result).toBe("pass");
     expect((await run(zone, "2001:dba::1")).result).toBe("fail");
@@ -94,7 +114,9 @@ describe("check_host() details", () => {
     expect((await run(base("v=spf1 +all"))).mechanism).toBe("include:inc.example.net");
     expect((await run(base("v=spf1 ~all"))).result).toBe("fail"); // softfail inside an include is "no match"
     expect((await run(base("v=spf1 ip4:bad -all"))).result).toBe("permerror");
-    expect((await run({ "example.com": { TXT: ["v=spf1 include:nospf.example.net -all"] }, "nospf.example.net": { A: ["192.0.2.1"] } })).result).toBe("permerror");
+    expect((await run({ "example.com": { TXT: ["v=spf1 include:nospf.example.net -all"] }, "nospf.example.net": { A: ["192.0.2.1"] } })).result).toBe(
+      "permerror",
+    );
   });
 
   it("returns temperror, not permerror, when an include's TXT lookup fails", async () => {
@@ -105,13 +127,18 @@ describe("check_host() details", () => {
   });
 
   it("follows redirect only without all, and a redirect target without SPF is permerror (RFC 7208 §6.1)", async () => {
-    expect((await run({ "example.com": { TXT: ["v=spf1 redirect=r.example.net"] }, "r.example.net": { TXT: ["v=spf1 ip4:192.0.2.3 -all"] } })).result).toBe("pass");
+    expect((await run({ "example.com": { TXT: ["v=spf1 redirect=r.example.net"] }, "r.example.net": { TXT: ["v=spf1 ip4:192.0.2.3 -all"] } })).result).toBe(
+      "pass",
+    );
     expect((await run({ "example.com": { TXT: ["v=spf1 ?all redirect=r.example.net"] }, "r.example.net": { TXT: ["v=spf1 +all"] } })).result).toBe("neutral");
     expect((await run({ "example.com": { TXT: ["v=spf1 redirect=r.example.net"] } })).result).toBe("permerror");
   });
 
   it("adds the exp= explanation to a fail (RFC 7208 §6.2)", async () => {
-    const r = await run({ "example.com": { TXT: ["v=spf1 -all exp=explain.example.com"] }, "explain.example.com": { TXT: ["%{i} is not one of %{d}'s designated mail servers."] } });
+    const r = await run({
+      "example.com": { TXT: ["v=spf1 -all exp=explain.example.com"] },
+      "explain.example.com": { TXT: ["%{i} is not one of %{d}'s designated mail servers."] },
+    });
     expect(r.result).toBe("fail");
     expect(r.explanation).toBe("192.0.2.3 is not one of example.com's designated mail servers.");
   });
@@ -149,7 +176,12 @@ describe("limits (RFC 7208 §4.6.4)", () => {
   });
 
   it("an include loop ends in permerror", async () => {
-    const r = await evaluateSpf("192.0.2.3", "a.example", "u@a.example", new FakeResolver({ "a.example": { TXT: ["v=spf1 include:b.example -all"] }, "b.example": { TXT: ["v=spf1 include:a.example -all"] } }));
+    const r = await evaluateSpf(
+      "192.0.2.3",
+      "a.example",
+      "u@a.example",
+      new FakeResolver({ "a.example": { TXT: ["v=spf1 include:b.example -all"] }, "b.example": { TXT: ["v=spf1 include:a.example -all"] } }),
+    );
     expect(r.result).toBe("permerror");
   });
 

@@ -27,7 +27,10 @@ export interface SpfEvalOptions {
 
 /** Internal early exit: permerror/temperror end check_host() at once (RFC 7208 §4.6, §5). */
 class Abort {
-  constructor(readonly result: "permerror" | "temperror", readonly reason: string) {}
+  constructor(
+    readonly result: "permerror" | "temperror",
+    readonly reason: string,
+  ) {}
 }
 
 interface State {
@@ -47,15 +50,16 @@ interface Outcome {
   explanation: string | null;
 }
 
-export async function evaluateSpf(
-  ip: string, domain: string, sender: string, resolver: Resolver, opts: SpfEvalOptions = {},
-): Promise<SpfEvaluation> {
+export async function evaluateSpf(ip: string, domain: string, sender: string, resolver: Resolver, opts: SpfEvalOptions = {}): Promise<SpfEvaluation> {
   const parsedIp = parseIp(ip);
   const d = domain.toLowerCase().replace(/\.$/, "");
   // RFC 7208 §4.3: an empty local-part becomes "postmaster"; a bare domain is postmaster@domain (§2.4).
   const fullSender = sender.includes("@") ? (sender.startsWith("@") ? `postmaster${sender}` : sender) : `postmaster@${sender || d}`;
   const state: State = {
-    ip: parsedIp ?? { version: 4, bytes: new Uint8Array(4) }, resolver, lookups: 0, voids: 0,
+    ip: parsedIp ?? { version: 4, bytes: new Uint8Array(4) },
+    resolver,
+    lookups: 0,
+    voids: 0,
     base: { sender: fullSender, ip, helo: opts.helo ?? d, receiver: opts.receiver, timestamp: opts.timestamp },
   };
   const done = (o: Outcome): SpfEvaluation => ({ ...o, lookups: state.lookups, voidLookups: state.voids });
@@ -149,7 +153,10 @@ async function matches(mech: Mechanism, domain: string, s: State): Promise<boole
       const name = await target(mech, domain, s);
       const res = await s.resolver.query(name, "MX");
       if (res.kind === "temperror") throw new Abort("temperror", `MX ${name}: ${res.reason}`);
-      if (res.kind !== "records") { countVoid(s, name); return false; }
+      if (res.kind !== "records") {
+        countVoid(s, name);
+        return false;
+      }
       // RFC 7208 §4.6.4: more than 10 MX names is a permerror; their address lookups do not count toward 10.
       if (res.records.length > 10) throw new Abort("permerror", `mx:${name} has ${res.records.length} MX records (limit 10, RFC 7208 §4.6.4)`);
       for (const mx of res.records) {
@@ -166,7 +173,10 @@ async function matches(mech: Mechanism, domain: string, s: State): Promise<boole
       const name = await target(mech, domain, s);
       const res = await s.resolver.query(name, "A"); // RFC 7208 §5.7: always an A query, even for IPv6
       if (res.kind === "temperror") throw new Abort("temperror", `A ${name}: ${res.reason}`);
-      if (res.kind !== "records") { countVoid(s, name); return false; }
+      if (res.kind !== "records") {
+        countVoid(s, name);
+        return false;
+      }
       return true;
     }
     case "include": {
@@ -189,7 +199,14 @@ async function validatedNames(s: State, preferSuffix: string | null): Promise<st
   const out: string[] = [];
   for (const name of ptr.records.slice(0, 10)) {
     const fwd = await s.resolver.query(name, s.ip.version === 4 ? "A" : "AAAA");
-    if (fwd.kind === "records" && fwd.records.some((r) => { const a = parseIp(r); return a !== null && inCidr(s.ip, a, s.ip.version === 4 ? 32 : 128); })) out.push(name);
+    if (
+      fwd.kind === "records" &&
+      fwd.records.some((r) => {
+        const a = parseIp(r);
+        return a !== null && inCidr(s.ip, a, s.ip.version === 4 ? 32 : 128);
+      })
+    )
+      out.push(name);
   }
   return out;
 }

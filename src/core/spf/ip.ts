@@ -31,7 +31,7 @@ export function parseIpv6(text: string): Ip | null {
     const v4 = parseIpv4(tail);
     if (!v4) return null;
     const [a = 0, b = 0, c = 0, d = 0] = v4.bytes;
-    body = text.slice(0, lastColon + 1) + ((a << 8) | b).toString(16) + ":" + ((c << 8) | d).toString(16);
+    body = `${text.slice(0, lastColon + 1) + ((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const groupsNeeded = 8;
   const [head, rest] = body.includes("::") ? body.split("::") : [body, undefined];
@@ -82,15 +82,21 @@ export function formatIp(ip: Ip): string {
   let best = -1;
   let bestLen = 1;
   for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) { i++; continue; }
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen) { best = i; bestLen = j - i; }
+    if (j - i > bestLen) {
+      best = i;
+      bestLen = j - i;
+    }
     i = j;
   }
   const hex = groups.map((g) => g.toString(16));
   if (best < 0) return hex.join(":");
-  return hex.slice(0, best).join(":") + "::" + hex.slice(best + bestLen).join(":");
+  return `${hex.slice(0, best).join(":")}::${hex.slice(best + bestLen).join(":")}`;
 }
 
 /** Network address with host bits cleared, for the flattened network list. */
@@ -107,7 +113,9 @@ export function networkOf(ip: Ip, prefix: number): string {
 /** Reverse-lookup name labels (RFC 7208 §7.3 "i" macro and the ptr mechanism, §5.5). */
 export function dotFormat(ip: Ip): string {
   if (ip.version === 4) return Array.from(ip.bytes).join(".");
-  return Array.from(ip.bytes).flatMap((b) => [(b >> 4).toString(16), (b & 15).toString(16)]).join(".");
+  return Array.from(ip.bytes)
+    .flatMap((b) => [(b >> 4).toString(16), (b & 15).toString(16)])
+    .join(".");
 }
 
 export function reverseName(ip: Ip): string {

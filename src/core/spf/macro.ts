@@ -38,7 +38,10 @@ export function checkMacroString(s: string, exp = false): MacroSyntaxError | nul
       continue;
     }
     const next = s[i + 1];
-    if (next === "%" || next === "_" || next === "-") { i++; continue; }
+    if (next === "%" || next === "_" || next === "-") {
+      i++;
+      continue;
+    }
     const m = MACRO_RE.exec(s.slice(i));
     if (!m) return { offset: i, message: "malformed macro: expected %{letter...}, %%, %_ or %-" };
     const letter = (m[1] ?? "").toLowerCase();
@@ -69,25 +72,37 @@ function letterValue(letter: string, ctx: MacroContext): string | null {
   const ip = parseIp(ctx.ip);
   const { local, domain } = senderParts(ctx.sender);
   switch (letter) {
-    case "s": return `${local}@${domain}`;
-    case "l": return local;
-    case "o": return domain;
-    case "d": return ctx.domain;
-    case "i": return ip ? dotFormat(ip) : null;
-    case "p": return ctx.validatedName ?? "unknown";
-    case "v": return ip ? (ip.version === 4 ? "in-addr" : "ip6") : null;
-    case "h": return ctx.helo;
-    case "c": return ip ? formatIp(ip) : null;
-    case "r": return ctx.receiver ?? "unknown";
-    case "t": return String(ctx.timestamp ?? 0);
-    default: return null;
+    case "s":
+      return `${local}@${domain}`;
+    case "l":
+      return local;
+    case "o":
+      return domain;
+    case "d":
+      return ctx.domain;
+    case "i":
+      return ip ? dotFormat(ip) : null;
+    case "p":
+      return ctx.validatedName ?? "unknown";
+    case "v":
+      return ip ? (ip.version === 4 ? "in-addr" : "ip6") : null;
+    case "h":
+      return ctx.helo;
+    case "c":
+      return ip ? formatIp(ip) : null;
+    case "r":
+      return ctx.receiver ?? "unknown";
+    case "t":
+      return String(ctx.timestamp ?? 0);
+    default:
+      return null;
   }
 }
 
 /** RFC 3986 unreserved characters stay; everything else is %-escaped (uppercase macro letters). */
 const urlEscape = (s: string): string =>
   Array.from(new TextEncoder().encode(s))
-    .map((b) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : "%" + b.toString(16).toUpperCase().padStart(2, "0")))
+    .map((b) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, "0")}`))
     .join("");
 
 /** Expands a macro-string (RFC 7208 §7.3). Errors are syntax errors, i.e. permerror. */
@@ -97,11 +112,26 @@ export function expandMacros(s: string, ctx: MacroContext, exp = false): Result<
   let out = "";
   for (let i = 0; i < s.length; i++) {
     const ch = s[i] ?? "";
-    if (ch !== "%") { out += ch; continue; }
+    if (ch !== "%") {
+      out += ch;
+      continue;
+    }
     const next = s[i + 1];
-    if (next === "%") { out += "%"; i++; continue; }
-    if (next === "_") { out += " "; i++; continue; }
-    if (next === "-") { out += "%20"; i++; continue; }
+    if (next === "%") {
+      out += "%";
+      i++;
+      continue;
+    }
+    if (next === "_") {
+      out += " ";
+      i++;
+      continue;
+    }
+    if (next === "-") {
+      out += "%20";
+      i++;
+      continue;
+    }
     const m = MACRO_RE.exec(s.slice(i));
     if (!m) return err(`malformed macro at offset ${i}`);
     const letter = m[1] ?? "";

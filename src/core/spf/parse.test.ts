@@ -19,7 +19,11 @@ describe("parseSpf", () => {
     const p = parseSpf("v=spf1 a mx:mail.example.com/24 ~ip4:192.0.2.0/24 ?include:_spf.example.net -all");
     expect(p.errors).toEqual([]);
     expect(p.mechanisms.map((m) => [m.qualifier, m.name, m.position])).toEqual([
-      ["+", "a", 7], ["+", "mx", 9], ["~", "ip4", 32], ["?", "include", 50], ["-", "all", 76],
+      ["+", "a", 7],
+      ["+", "mx", 9],
+      ["~", "ip4", 32],
+      ["?", "include", 50],
+      ["-", "all", 76],
     ]);
     expect(p.mechanisms[1]).toMatchObject({ domainSpec: "mail.example.com", cidr4: 24, cidr6: null });
     expect(p.mechanisms[2]).toMatchObject({ network: "192.0.2.0", cidr4: 24 });

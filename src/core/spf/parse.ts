@@ -51,8 +51,15 @@ function parseMechanism(raw: string): TermResult {
   const rest = m[3] ?? "";
   const offset = (m[1] ?? "").length + (m[2] ?? "").length;
   const mech: Mechanism = {
-    kind: "mechanism", qualifier, name: name as MechanismName, domainSpec: null, network: null,
-    cidr4: null, cidr6: null, raw, position: 0,
+    kind: "mechanism",
+    qualifier,
+    name: name as MechanismName,
+    domainSpec: null,
+    network: null,
+    cidr4: null,
+    cidr6: null,
+    raw,
+    position: 0,
   };
   const fail = (message: string, at = offset): TermResult => ({ error: { offset: at, message } });
 
@@ -115,7 +122,14 @@ function parseTerm(raw: string): TermResult {
 /** Parses a record. Never throws; `errors` is empty for a valid record. */
 export function parseSpf(text: string): ParsedSpf {
   const out: ParsedSpf = {
-    text, terms: [], mechanisms: [], redirect: null, exp: null, unknownModifiers: [], errors: [], ignoredAfterAll: [],
+    text,
+    terms: [],
+    mechanisms: [],
+    redirect: null,
+    exp: null,
+    unknownModifiers: [],
+    errors: [],
+    ignoredAfterAll: [],
   };
   const error = (position: number, message: string, term: string | null): void => {
     out.errors.push({ position, message, term } satisfies SpfSyntaxError);
@@ -129,7 +143,10 @@ export function parseSpf(text: string): ParsedSpf {
     const raw = m[0];
     const position = 6 + (m.index ?? 0);
     const r = parseTerm(raw);
-    if ("error" in r) { error(position + r.error.offset, r.error.message, raw); continue; }
+    if ("error" in r) {
+      error(position + r.error.offset, r.error.message, raw);
+      continue;
+    }
     const term = { ...r.term, position };
     out.terms.push(term);
     if (term.kind === "mechanism") {

@@ -17,7 +17,10 @@ export interface TlsRptResult {
 }
 
 const f = (rule: string, severity: Finding["severity"], description: string, fix: string | null = null): Finding => ({
-  rule, severity, description, fix,
+  rule,
+  severity,
+  description,
+  fix,
 });
 
 /** RFC 8460 §3: records not beginning "v=TLSRPTv1" are discarded before counting. */
@@ -41,7 +44,10 @@ export function parseTlsRptRecord(txt: string): Result<TlsRptRecord, string> {
   if (order[0] !== "v" || tags.get("v") !== "TLSRPTv1") return err("record must start with v=TLSRPTv1");
   const rua = tags.get("rua");
   if (rua === undefined || rua.trim() === "") return err("rua= is required");
-  const uris = rua.split(",").map((u) => u.trim()).filter((u) => u !== "");
+  const uris = rua
+    .split(",")
+    .map((u) => u.trim())
+    .filter((u) => u !== "");
   for (const u of uris) {
     if (!isMailtoUri(u) && !/^https:\/\/[^\s/]+/i.test(u)) {
       return err(`rua URI "${u.slice(0, 80)}" must be mailto: or https:`);
@@ -60,14 +66,28 @@ export async function checkTlsRpt(domain: string, resolver: Resolver): Promise<T
     return { ...base, findings: [f("tls_rpt.missing", "Low", "No TLS-RPT record: you receive no reports about TLS delivery failures to your MX.")] };
   }
   if (candidates.length > 1) {
-    return { ...base, status: "invalid", findings: [f("tls_rpt.multiple-records", "Medium",
-      `${candidates.length} v=TLSRPTv1 records at ${host}: senders treat the domain as not implementing TLS-RPT (RFC 8460 §3).`,
-      "Delete all but one v=TLSRPTv1 record.")] };
+    return {
+      ...base,
+      status: "invalid",
+      findings: [
+        f(
+          "tls_rpt.multiple-records",
+          "Medium",
+          `${candidates.length} v=TLSRPTv1 records at ${host}: senders treat the domain as not implementing TLS-RPT (RFC 8460 §3).`,
+          "Delete all but one v=TLSRPTv1 record.",
+        ),
+      ],
+    };
   }
   const record = candidates[0] ?? "";
   const parsed = parseTlsRptRecord(record);
   if (!parsed.ok) {
-    return { ...base, status: "invalid", record, findings: [f("tls_rpt.invalid-record", "Medium", `TLS-RPT record is invalid: ${parsed.error} (RFC 8460 §3).`)] };
+    return {
+      ...base,
+      status: "invalid",
+      record,
+      findings: [f("tls_rpt.invalid-record", "Medium", `TLS-RPT record is invalid: ${parsed.error} (RFC 8460 §3).`)],
+    };
   }
   const findings: Finding[] = [];
   if (parsed.value.rua.length > 1) {
@@ -83,8 +103,14 @@ export async function checkTlsRpt(domain: string, resolver: Resolver): Promise<T
 export function tlsRptPairingFindings(tlsRpt: TlsRptResult["status"], mtaSts: TlsRptResult["status"]): Finding[] {
   if (tlsRpt === "temperror" || mtaSts === "temperror") return [];
   if (mtaSts === "present" && tlsRpt !== "present") {
-    return [f("tls_rpt.mta-sts-without-reports", "Medium", "MTA-STS is published without TLS-RPT: delivery failures it causes go unreported.",
-      "Publish a _smtp._tls TXT record with v=TLSRPTv1 and a rua destination.")];
+    return [
+      f(
+        "tls_rpt.mta-sts-without-reports",
+        "Medium",
+        "MTA-STS is published without TLS-RPT: delivery failures it causes go unreported.",
+        "Publish a _smtp._tls TXT record with v=TLSRPTv1 and a rua destination.",
+      ),
+    ];
   }
   if (tlsRpt === "present" && mtaSts !== "present") {
     return [f("tls_rpt.without-mta-sts", "Low", "TLS-RPT without MTA-STS (or DANE) only reports; pair it with an MTA-STS policy.")];

@@ -8,7 +8,8 @@ const at = (txt: string[]) => new FakeResolver({ "_smtp._tls.example.com": { TXT
 describe("parseTlsRptRecord (RFC 8460 §3)", () => {
   it("accepts mailto: and https: rua", () => {
     expect(parseTlsRptRecord("v=TLSRPTv1; rua=mailto:tls@example.com,https://r.example/v1")).toEqual({
-      ok: true, value: { rua: ["mailto:tls@example.com", "https://r.example/v1"] },
+      ok: true,
+      value: { rua: ["mailto:tls@example.com", "https://r.example/v1"] },
     });
   });
   it("requires rua and valid schemes", () => {

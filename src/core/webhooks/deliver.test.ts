@@ -18,7 +18,12 @@ const URL_ = "https://hooks.example.com/in";
 /** A clock that moves 25 ms on every reading. */
 const steppingClock = (): Clock => {
   let t = Date.parse("2026-10-10T12:00:00Z");
-  return { now: () => new Date((t += 25)) };
+  return {
+    now: () => {
+      t += 25;
+      return new Date(t);
+    },
+  };
 };
 
 type Call = { input: string | Request; init: RequestInit | undefined };
@@ -117,12 +122,15 @@ describe("attemptDelivery", () => {
 
   it("reads at most 4 KB of the body and stops pulling from the target", async () => {
     let pulls = 0;
-    const endless = new ReadableStream<Uint8Array>({
-      pull(c) {
-        pulls++;
-        c.enqueue(new Uint8Array(1000).fill(0x61));
+    const endless = new ReadableStream<Uint8Array>(
+      {
+        pull(c) {
+          pulls++;
+          c.enqueue(new Uint8Array(1000).fill(0x61));
+        },
       },
-    }, { highWaterMark: 0 });
+      { highWaterMark: 0 },
+    );
     const f = fakeFetch(() => new Response(endless, { status: 500 }));
     const r = await attemptDelivery(URL_, BUILT, f, { clock: steppingClock() });
     expect(r.status).toBe(500);

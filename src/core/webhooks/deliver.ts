@@ -72,12 +72,7 @@ export interface AttemptOptions {
  * docs/decisions.md D11). The timeout covers the response headers and the capped body read; a response
  * whose headers arrived in time keeps its status even when its body is cut short.
  */
-export async function attemptDelivery(
-  url: string,
-  built: BuiltDelivery,
-  fetch: HttpFetch,
-  opts: AttemptOptions,
-): Promise<AttemptResult> {
+export async function attemptDelivery(url: string, built: BuiltDelivery, fetch: HttpFetch, opts: AttemptOptions): Promise<AttemptResult> {
   const started = opts.clock.now().getTime();
   const elapsed = (): number => Math.max(0, opts.clock.now().getTime() - started);
   const signal = AbortSignal.timeout(opts.timeoutMs ?? DELIVERY_TIMEOUT_MS);
@@ -144,6 +139,9 @@ async function readCapped(response: Response, cap: number, signal: AbortSignal):
   }
   const bytes = new Uint8Array(size);
   let offset = 0;
-  for (const c of chunks) (bytes.set(c, offset), (offset += c.length));
+  for (const c of chunks) {
+    bytes.set(c, offset);
+    offset += c.length;
+  }
   return new TextDecoder().decode(bytes); // a character cut at the cap becomes U+FFFD
 }

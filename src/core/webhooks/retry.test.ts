@@ -1,14 +1,7 @@
 // Retry schedule, jitter bounds, Retry-After and queue hops; and the response classification table.
 import { describe, expect, it } from "vitest";
 import { classifyResponse, type AttemptOutcome, type Classification } from "./classify";
-import {
-  MAX_ATTEMPTS,
-  MAX_QUEUE_DELAY_SECONDS,
-  RETRY_SCHEDULE_SECONDS,
-  nextRetryDelaySeconds,
-  parseRetryAfter,
-  queueHops,
-} from "./retry";
+import { MAX_ATTEMPTS, MAX_QUEUE_DELAY_SECONDS, RETRY_SCHEDULE_SECONDS, nextRetryDelaySeconds, parseRetryAfter, queueHops } from "./retry";
 
 const NOW = new Date("2026-10-10T12:00:00Z");
 const mid = () => 0.5; // no jitter

@@ -40,12 +40,7 @@ export function parseRetryAfter(value: string | null | undefined, now: Date): nu
  * Jitter: base × (1 ± 10%), from `random` in [0, 1). A Retry-After (the caller passes it for 429 and
  * 503 only, docs/decisions.md D11) replaces the scheduled wait when it is longer, capped at one day.
  */
-export function nextRetryDelaySeconds(
-  attemptsMade: number,
-  retryAfter: string | null | undefined,
-  random: () => number,
-  now: Date,
-): number | null {
+export function nextRetryDelaySeconds(attemptsMade: number, retryAfter: string | null | undefined, random: () => number, now: Date): number | null {
   const index = Math.max(1, Math.floor(attemptsMade)) - 1;
   const base = RETRY_SCHEDULE_SECONDS[index];
   if (base === undefined) return null;

@@ -57,13 +57,7 @@ export async function sign(message: SignInput, secrets: readonly string[]): Prom
   return ok(parts.join(" "));
 }
 
-export type VerifyError =
-  | "missing_headers"
-  | "bad_timestamp"
-  | "timestamp_too_old"
-  | "timestamp_too_new"
-  | "bad_secret"
-  | "no_matching_signature";
+export type VerifyError = "missing_headers" | "bad_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "bad_secret" | "no_matching_signature";
 
 type HeaderSource = Headers | Record<string, string | undefined>;
 
@@ -165,7 +159,9 @@ export async function openBound(cipher: string, keys: readonly SealingKey[], bin
   if (!iv.ok || iv.value.length !== IV_BYTES || !ct.ok || ct.value.length < 16) return err("malformed sealed secret");
   for (const k of candidates) {
     try {
-      const params: { name: "AES-GCM"; iv: Uint8Array; additionalData?: Uint8Array } = aad ? { name: "AES-GCM", iv: iv.value, additionalData: aad } : { name: "AES-GCM", iv: iv.value };
+      const params: { name: "AES-GCM"; iv: Uint8Array; additionalData?: Uint8Array } = aad
+        ? { name: "AES-GCM", iv: iv.value, additionalData: aad }
+        : { name: "AES-GCM", iv: iv.value };
       const plain = await crypto.subtle.decrypt(params, k.key, ct.value);
       return ok(new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(plain));
     } catch {

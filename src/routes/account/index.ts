@@ -25,7 +25,8 @@ const me = createRoute({
   path: "/me",
   tags: ["Account"],
   operationId: "getAccount",
-  description: "Who the calling token belongs to: the team, its plan and limits, the token's scope, and this month's request usage. A cheap way to check a token works.",
+  description:
+    "Who the calling token belongs to: the team, its plan and limits, the token's scope, and this month's request usage. A cheap way to check a token works.",
   summary: "The team, plan, limits and usage of the calling token",
   security: BEARER,
   responses: { 200: jsonContent(dataOf(Account), "The account."), ...errorResponses(...AUTH_ERRORS) },

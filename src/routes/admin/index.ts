@@ -68,7 +68,10 @@ const createTeamRoute = createRoute({
     },
   },
   responses: {
-    201: { description: "Team created with a full and a read-only token.", content: { "application/json": { schema: dataOf(z.object({ team: TeamView, tokens: z.object({ full: TokenView, read_only: TokenView }) })) } } },
+    201: {
+      description: "Team created with a full and a read-only token.",
+      content: { "application/json": { schema: dataOf(z.object({ team: TeamView, tokens: z.object({ full: TokenView, read_only: TokenView }) })) } },
+    },
     ...ERRORS,
   },
 });
@@ -126,9 +129,7 @@ export function adminRoutes() {
     await revokeToken(c.get("services"), c.req.valid("param").token_id);
     return c.body(null, 204);
   });
-  r.openapi(changePlanRoute, async (c) =>
-    c.json({ data: await changePlan(c.get("services"), c.req.valid("param").team, c.req.valid("json").plan) }, 200),
-  );
+  r.openapi(changePlanRoute, async (c) => c.json({ data: await changePlan(c.get("services"), c.req.valid("param").team, c.req.valid("json").plan) }, 200));
   r.all("*", () => {
     throw notFound("Route");
   });

@@ -10,36 +10,52 @@ import { ALERT_KINDS } from "../../services/alerts/types";
 
 const ts = (description: string) => z.string().nullable().openapi({ format: "date-time", description });
 
-export const Alert = z.object({
-  id: z.number().int().openapi({ example: 12 }),
-  domain: z.string().nullable().openapi({ example: "example.com" }),
-  domain_id: z.number().int().nullable(),
-  kind: z.enum(ALERT_KINDS),
-  subject: z.string().openapi({ description: "What the alert is about; one open alert per (domain, kind, subject).", example: "dmarc.p" }),
-  severity: z.enum(["Critical", "High", "Medium", "Low", "Info"]),
-  title: z.string(),
-  body: z.string().nullable(),
-  occurrences: z.number().int().openapi({ description: "How often the condition was raised while this alert was open." }),
-  created_at: ts("When the alert opened."),
-  updated_at: ts("Last repeat or change."),
-  resolved_at: ts("null while open."),
-}).openapi("Alert");
+export const Alert = z
+  .object({
+    id: z.number().int().openapi({ example: 12 }),
+    domain: z.string().nullable().openapi({ example: "example.com" }),
+    domain_id: z.number().int().nullable(),
+    kind: z.enum(ALERT_KINDS),
+    subject: z.string().openapi({ description: "What the alert is about; one open alert per (domain, kind, subject).", example: "dmarc.p" }),
+    severity: z.enum(["Critical", "High", "Medium", "Low", "Info"]),
+    title: z.string(),
+    body: z.string().nullable(),
+    occurrences: z.number().int().openapi({ description: "How often the condition was raised while this alert was open." }),
+    created_at: ts("When the alert opened."),
+    updated_at: ts("Last repeat or change."),
+    resolved_at: ts("null while open."),
+  })
+  .openapi("Alert");
 
 const AlertQuery = PaginationQuery.extend({
   open: booleanQuery("true or 1: open alerts only; false or 0: resolved only; omitted: all."),
 });
 const AlertParams = z.object({
-  alert: z.coerce.number().int().positive().openapi({ param: { name: "alert", in: "path" }, description: "Alert id.", example: 12 }),
+  alert: z.coerce
+    .number()
+    .int()
+    .positive()
+    .openapi({ param: { name: "alert", in: "path" }, description: "Alert id.", example: 12 }),
 });
 
 const list = createRoute({
-  method: "get", path: "/alerts", tags: ["Alerts"], security: BEARER, operationId: "listAlerts",
-  description: "The team's alerts (drift, blacklist, expiry, DKIM, DMARC failure spike), newest first; filter with open=true or open=false.", summary: "List alerts, newest first",
+  method: "get",
+  path: "/alerts",
+  tags: ["Alerts"],
+  security: BEARER,
+  operationId: "listAlerts",
+  description: "The team's alerts (drift, blacklist, expiry, DKIM, DMARC failure spike), newest first; filter with open=true or open=false.",
+  summary: "List alerts, newest first",
   request: { query: AlertQuery },
   responses: { 200: jsonContent(pageOf(Alert), "A page of alerts."), ...errorResponses(...AUTH_ERRORS, 422) },
 });
 const resolve = createRoute({
-  method: "post", path: "/alerts/{alert}/resolve", tags: ["Alerts"], security: BEARER, operationId: "resolveAlert", summary: "Resolve an alert (idempotent)",
+  method: "post",
+  path: "/alerts/{alert}/resolve",
+  tags: ["Alerts"],
+  security: BEARER,
+  operationId: "resolveAlert",
+  summary: "Resolve an alert (idempotent)",
   description: "Sets resolved_at; alert.resolved is emitted on the first resolve only. Resolving a resolved alert returns it unchanged.",
   request: { params: AlertParams },
   responses: { 200: jsonContent(dataOf(Alert), "The alert."), ...errorResponses(...AUTH_ERRORS, 403, 404) },

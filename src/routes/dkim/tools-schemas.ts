@@ -26,7 +26,10 @@ export const DkimSignatureCheck = z
     canonicalization: z.string().nullable().openapi({ description: "header/body, e.g. relaxed/relaxed" }),
     headers: z.array(z.string()).openapi({ description: "h= as written (over-signed names repeat)." }),
     key: KeyBrief.nullable().openapi({ description: "The published key, when one was found and decoded." }),
-    body_hash: z.enum(["pass", "fail"]).nullable().openapi({ description: "bh= compared with the canonicalized body; null when the signature could not be parsed." }),
+    body_hash: z
+      .enum(["pass", "fail"])
+      .nullable()
+      .openapi({ description: "bh= compared with the canonicalized body; null when the signature could not be parsed." }),
     result: z.enum(RESULTS).openapi({ description: "RFC 8601 result of this signature; neutral: expired (x=) or t= in the future." }),
     reason: z.string().nullable(),
     expires_at: z.string().nullable().openapi({ description: "x= as date-time" }),
@@ -38,16 +41,27 @@ export const DkimSignatureCheck = z
   .openapi("DkimSignatureCheck");
 
 const SIG_EXAMPLE = {
-  domain: "football.example.com", selector: "brisbane", algorithm: "ed25519-sha256", canonicalization: "relaxed/relaxed",
+  domain: "football.example.com",
+  selector: "brisbane",
+  algorithm: "ed25519-sha256",
+  canonicalization: "relaxed/relaxed",
   headers: ["from", "to", "subject", "date", "message-id", "from", "subject", "date"],
   key: { type: "ed25519", bits: 256, fingerprint: "21fe31dfa154a261626bf854046fd2271b7bed4b6abe45aa58877ef47f9721b9", testing: false },
-  body_hash: "pass", result: "pass", reason: null, expires_at: null, signed_at: "2018-06-10T13:38:29.000Z",
-  aligned: true, alignment: "strict", length_limited: false,
+  body_hash: "pass",
+  result: "pass",
+  reason: null,
+  expires_at: null,
+  signed_at: "2018-06-10T13:38:29.000Z",
+  aligned: true,
+  alignment: "strict",
+  length_limited: false,
 } as const;
 
 export const DkimVerification = z
   .object({
-    result: z.enum(["pass", "fail", "none", "permerror", "temperror"]).openapi({ description: "pass when any signature passes; none when the message has no DKIM-Signature; otherwise fail, then temperror, then permerror." }),
+    result: z
+      .enum(["pass", "fail", "none", "permerror", "temperror"])
+      .openapi({ description: "pass when any signature passes; none when the message has no DKIM-Signature; otherwise fail, then temperror, then permerror." }),
     from_domain: z.string().nullable(),
     aligned: z.boolean().openapi({ description: "A passing signature aligns with the From domain." }),
     signatures: z.array(DkimSignatureCheck),
@@ -55,14 +69,24 @@ export const DkimVerification = z
   })
   .openapi("DkimVerification", {
     example: {
-      result: "pass", from_domain: "football.example.com", aligned: true,
-      signatures: [SIG_EXAMPLE], warnings: [],
+      result: "pass",
+      from_domain: "football.example.com",
+      aligned: true,
+      signatures: [SIG_EXAMPLE],
+      warnings: [],
     },
   });
 
 export const VerifyBody = z
-  .object({ message: z.string().min(1).openapi({ description: "The raw RFC 5322 message, headers and body, CRLF or LF line ends; at most 1 MB (1,048,576 bytes in UTF-8)." }) })
-  .openapi("DkimVerifyRequest", { example: { message: "DKIM-Signature: v=1; a=ed25519-sha256; ...\r\nFrom: Joe SixPack <joe@football.example.com>\r\n...\r\n\r\nHi.\r\n" } });
+  .object({
+    message: z
+      .string()
+      .min(1)
+      .openapi({ description: "The raw RFC 5322 message, headers and body, CRLF or LF line ends; at most 1 MB (1,048,576 bytes in UTF-8)." }),
+  })
+  .openapi("DkimVerifyRequest", {
+    example: { message: "DKIM-Signature: v=1; a=ed25519-sha256; ...\r\nFrom: Joe SixPack <joe@football.example.com>\r\n...\r\n\r\nHi.\r\n" },
+  });
 
 export const KEY_ALGORITHMS = ["rsa-2048", "rsa-1024", "rsa-4096", "ed25519"] as const;
 
@@ -87,7 +111,9 @@ export const DkimKeyPair = z
   })
   .openapi("DkimKeyPair", {
     example: {
-      domain: "example.com", selector: "mail2026", algorithm: "ed25519",
+      domain: "example.com",
+      selector: "mail2026",
+      algorithm: "ed25519",
       dns: { host: "mail2026._domainkey.example.com", type: "TXT", value: "v=DKIM1; k=ed25519; p=6R9J2AHouMiZZlnKS02zH4Bsx+TM9FQEZ9/q1RpH7LQ=" },
       zone_file: 'mail2026._domainkey.example.com. IN TXT "v=DKIM1; k=ed25519; p=6R9J2AHouMiZZlnKS02zH4Bsx+TM9FQEZ9/q1RpH7LQ="',
       fingerprint: "5e42fdb2488617f83210fda63038477da85e6e2fbfbe12404e2fb89dba526545",
@@ -97,9 +123,36 @@ export const DkimKeyPair = z
   });
 
 export const LookupQuery = z.object({
-  domain: z.string().min(1).max(300).openapi({ param: { name: "domain", in: "query" }, example: "example.com" }),
-  selector: z.string().max(253).optional().openapi({ param: { name: "selector", in: "query", description: "One selector. May be combined with selectors: the two are merged (at most 20 distinct names in all)." }, example: "s1" }),
-  selectors: z.string().max(6000).optional().openapi({ param: { name: "selectors", in: "query", description: "Comma-separated selectors, up to 20. Omit both selector and selectors to scan the common selectors of major providers (those suggested by the domain's MX and SPF first)." }, example: "s1,s2,google" }),
+  domain: z
+    .string()
+    .min(1)
+    .max(300)
+    .openapi({ param: { name: "domain", in: "query" }, example: "example.com" }),
+  selector: z
+    .string()
+    .max(253)
+    .optional()
+    .openapi({
+      param: {
+        name: "selector",
+        in: "query",
+        description: "One selector. May be combined with selectors: the two are merged (at most 20 distinct names in all).",
+      },
+      example: "s1",
+    }),
+  selectors: z
+    .string()
+    .max(6000)
+    .optional()
+    .openapi({
+      param: {
+        name: "selectors",
+        in: "query",
+        description:
+          "Comma-separated selectors, up to 20. Omit both selector and selectors to scan the common selectors of major providers (those suggested by the domain's MX and SPF first).",
+      },
+      example: "s1,s2,google",
+    }),
 });
 
 export const DkimLookupSelector = z
@@ -128,16 +181,45 @@ export const DkimLookup = z
   })
   .openapi("DkimLookup", {
     example: {
-      domain: "example.com", status: "found", score: 70, summary: "1 active DKIM key(s) found among 2 selectors checked: s1", scanned: 2, wildcard: false,
+      domain: "example.com",
+      status: "found",
+      score: 70,
+      summary: "1 active DKIM key(s) found among 2 selectors checked: s1",
+      scanned: 2,
+      wildcard: false,
       selectors: {
         s1: {
-          host: "s1._domainkey.example.com", status: "active", delegated_to: "s1.domainkey.u123.wl.sendgrid.net", provider: "Twilio SendGrid",
-          key: { type: "rsa", bits: 1024, fingerprint: "362d9a99501883f6d1ac717c53fff96582fb0a7c52464cb64b9082aa887bc7b4", testing: false, revoked: false, usable: true },
+          host: "s1._domainkey.example.com",
+          status: "active",
+          delegated_to: "s1.domainkey.u123.wl.sendgrid.net",
+          provider: "Twilio SendGrid",
+          key: {
+            type: "rsa",
+            bits: 1024,
+            fingerprint: "362d9a99501883f6d1ac717c53fff96582fb0a7c52464cb64b9082aa887bc7b4",
+            testing: false,
+            revoked: false,
+            usable: true,
+          },
           record: "v=DKIM1; k=rsa; p=MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQDkHlOQ...",
-          issues: [{ rule: "dkim.key.weak", severity: "Medium", description: "s1: The RSA key has 1024 bits; signers should use at least 2048 (RFC 8301 §3.2).", fix: "Rotate to a 2048-bit key under a new selector." }],
+          issues: [
+            {
+              rule: "dkim.key.weak",
+              severity: "Medium",
+              description: "s1: The RSA key has 1024 bits; signers should use at least 2048 (RFC 8301 §3.2).",
+              fix: "Rotate to a 2048-bit key under a new selector.",
+            },
+          ],
         },
       },
       missing: { google: "no such name" },
-      issues: [{ rule: "dkim.key.weak", severity: "Medium", description: "s1: The RSA key has 1024 bits; signers should use at least 2048 (RFC 8301 §3.2).", fix: "Rotate to a 2048-bit key under a new selector." }],
+      issues: [
+        {
+          rule: "dkim.key.weak",
+          severity: "Medium",
+          description: "s1: The RSA key has 1024 bits; signers should use at least 2048 (RFC 8301 §3.2).",
+          fix: "Rotate to a 2048-bit key under a new selector.",
+        },
+      ],
     },
   });

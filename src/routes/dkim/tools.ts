@@ -15,7 +15,8 @@ const verify = createRoute({
   tags: ["DKIM"],
   operationId: "verifyDkim",
   summary: "Verify every DKIM-Signature of a raw message against the published keys",
-  description: "Each signature is re-verified from scratch (RFC 6376, RFC 8301, RFC 8463). A message over 1 MB is a 413. A key lookup that fails is a temperror for that signature, never a fail.",
+  description:
+    "Each signature is re-verified from scratch (RFC 6376, RFC 8301, RFC 8463). A message over 1 MB is a 413. A key lookup that fails is a temperror for that signature, never a fail.",
   security: BEARER,
   // The JSON envelope escapes CR/LF and quotes, so it may be larger than the 1 MB message itself.
   middleware: [jsonBody(3 * 1024 * 1024)],
@@ -42,7 +43,8 @@ const lookup = createRoute({
   tags: ["DKIM"],
   operationId: "lookupDkim",
   summary: "Look up DKIM selectors of any domain live",
-  description: "selector and selectors are merged (at most 20 distinct names). With neither, the common selectors of major providers are scanned. A domain's selectors cannot be enumerated, so an empty result reads \"not found among N selectors checked\". 503 when no lookup could be answered at all.",
+  description:
+    'selector and selectors are merged (at most 20 distinct names). With neither, the common selectors of major providers are scanned. A domain\'s selectors cannot be enumerated, so an empty result reads "not found among N selectors checked". 503 when no lookup could be answered at all.',
   security: BEARER,
   request: { query: LookupQuery },
   responses: { 200: jsonContent(dataOf(DkimLookup), "The selectors found and missing."), ...errorResponses(...AUTH_ERRORS, 422, 503) },

@@ -5,7 +5,11 @@ import { AUTH_ERRORS, BEARER, dataOf, errorResponses, jsonContent } from "../../
 import { getDmarcAnalytics } from "../../services/dmarc/analytics";
 
 const Params = z.object({
-  domain: z.coerce.number().int().positive().openapi({ param: { name: "domain", in: "path" }, description: "Domain id.", example: 1 }),
+  domain: z.coerce
+    .number()
+    .int()
+    .positive()
+    .openapi({ param: { name: "domain", in: "path" }, description: "Domain id.", example: 1 }),
 });
 const Query = z.object({
   days: z.coerce.number().int().min(1).max(365).default(30).openapi({ description: "Window in days, 1 to 365.", example: 30 }),
@@ -18,37 +22,57 @@ export const DmarcAnalyticsSchema = z
     window: z.object({ days: z.number().int(), from: z.string().openapi({ example: "2026-01-01" }), to: z.string() }),
     report_address: z.string().openapi({ description: "The rua mailbox of this domain.", example: "k3j2...@reports.emailauth.example" }),
     summary: z.object({
-      reports: z.number().int(), reporters: z.number().int(), messages: z.number().int(),
-      first_report_at: z.string().nullable(), last_report_at: z.string().nullable(),
+      reports: z.number().int(),
+      reporters: z.number().int(),
+      messages: z.number().int(),
+      first_report_at: z.string().nullable(),
+      last_report_at: z.string().nullable(),
       refused: z.object({
         total: z.number().int(),
         by_reason: z.record(z.string(), z.number().int()).openapi({
-          description: "Reports refused at the report address in the window, by reason: reports_per_day, records_per_day, reports_per_reporter, date_range, future_report, beyond_retention (docs/limits.md).",
+          description:
+            "Reports refused at the report address in the window, by reason: reports_per_day, records_per_day, reports_per_reporter, date_range, future_report, beyond_retention (docs/limits.md).",
           example: { reports_per_reporter: 3 },
         }),
       }),
     }),
     alignment: z.object({
       rate: z.number().nullable().openapi({ description: "Share of messages passing DMARC (aligned SPF or aligned DKIM), 0..1; null without data." }),
-      pass: z.number().int(), fail: z.number().int(), spf_aligned: z.number().int(), dkim_aligned: z.number().int(),
+      pass: z.number().int(),
+      fail: z.number().int(),
+      spf_aligned: z.number().int(),
+      dkim_aligned: z.number().int(),
     }),
-    sources: z.array(z.object({
-      ip: z.string(),
-      ptr: z.string().nullable().openapi({ description: "Forward-confirmed reverse DNS name." }),
-      sender: z.string().nullable().openapi({ example: "Google" }),
-      identified_by: z.enum(["ptr", "spf"]).nullable(),
-      messages: z.number().int(),
-      dmarc: PassFail,
-      spf: PassFail.extend({ aligned: z.number().int() }),
-      dkim: PassFail.extend({ aligned: z.number().int() }),
-    })).openapi({ description: "Top sources by messages (at most 100); reverse DNS for the first 25." }),
+    sources: z
+      .array(
+        z.object({
+          ip: z.string(),
+          ptr: z.string().nullable().openapi({ description: "Forward-confirmed reverse DNS name." }),
+          sender: z.string().nullable().openapi({ example: "Google" }),
+          identified_by: z.enum(["ptr", "spf"]).nullable(),
+          messages: z.number().int(),
+          dmarc: PassFail,
+          spf: PassFail.extend({ aligned: z.number().int() }),
+          dkim: PassFail.extend({ aligned: z.number().int() }),
+        }),
+      )
+      .openapi({ description: "Top sources by messages (at most 100); reverse DNS for the first 25." }),
     sources_total: z.number().int(),
-    failing_senders: z.array(z.object({
-      sender: z.string(), messages: z.number().int(), fail: z.number().int(), sources: z.array(z.string()), fixes: z.array(z.string()),
-    })),
+    failing_senders: z.array(
+      z.object({
+        sender: z.string(),
+        messages: z.number().int(),
+        fail: z.number().int(),
+        sources: z.array(z.string()),
+        fixes: z.array(z.string()),
+      }),
+    ),
     enforcement: z.object({
-      current_policy: z.string().nullable(), recommended_policy: z.enum(["none", "quarantine", "reject"]),
-      safe_to_enforce: z.boolean(), reason: z.string(), rule: z.string(),
+      current_policy: z.string().nullable(),
+      recommended_policy: z.enum(["none", "quarantine", "reject"]),
+      safe_to_enforce: z.boolean(),
+      reason: z.string(),
+      rule: z.string(),
     }),
     suggested_record: z.string().openapi({ example: "v=DMARC1; p=quarantine; rua=mailto:k3j2@reports.emailauth.example" }),
     daily: z.array(z.object({ day: z.string(), messages: z.number().int(), pass: z.number().int(), fail: z.number().int() })),
@@ -56,8 +80,13 @@ export const DmarcAnalyticsSchema = z
   .openapi("DmarcAnalytics");
 
 const analytics = createRoute({
-  method: "get", path: "/domains/{domain}/dmarc", tags: ["DMARC"], operationId: "getDmarcAnalytics",
-  description: "Aggregate-report analytics for the last `days` days: pass/fail and alignment rates, sources with identified senders, failing senders with fixes, enforcement advice and the suggested DMARC record.", security: BEARER,
+  method: "get",
+  path: "/domains/{domain}/dmarc",
+  tags: ["DMARC"],
+  operationId: "getDmarcAnalytics",
+  description:
+    "Aggregate-report analytics for the last `days` days: pass/fail and alignment rates, sources with identified senders, failing senders with fixes, enforcement advice and the suggested DMARC record.",
+  security: BEARER,
   summary: "DMARC aggregate-report analytics: alignment, sources, failing senders, enforcement advice, daily series",
   request: { params: Params, query: Query },
   responses: { 200: jsonContent(dataOf(DmarcAnalyticsSchema), "The analytics."), ...errorResponses(...AUTH_ERRORS, 404, 422) },

@@ -11,16 +11,25 @@ import { DaysQuery, DkimOverviewSchema, DkimSelectorSchema, DomainParam, Selecto
 const tags = ["DKIM"];
 
 const overview = createRoute({
-  method: "get", path: "/domains/{domain}/dkim", tags, operationId: "getDkimOverview",
-  description: "The domain's DKIM selector inventory: status, health, key type and size, age, provider, delegation, rotations and evidence from DMARC reports.", security: BEARER,
+  method: "get",
+  path: "/domains/{domain}/dkim",
+  tags,
+  operationId: "getDkimOverview",
+  description: "The domain's DKIM selector inventory: status, health, key type and size, age, provider, delegation, rotations and evidence from DMARC reports.",
+  security: BEARER,
   summary: "DKIM selector inventory, signers from DMARC reports and findings",
   request: { params: DomainParam, query: DaysQuery },
   responses: { 200: jsonContent(dataOf(DkimOverviewSchema), "The inventory."), ...errorResponses(...AUTH_ERRORS, 404, 422) },
 });
 
 const add = createRoute({
-  method: "post", path: "/domains/{domain}/dkim/selectors", tags, operationId: "addDkimSelector",
-  description: "Adds a selector by hand and looks it up at once with the same rules as a check (events and DKIM alert). 201 when added, 200 when it was already known.", security: BEARER,
+  method: "post",
+  path: "/domains/{domain}/dkim/selectors",
+  tags,
+  operationId: "addDkimSelector",
+  description:
+    "Adds a selector by hand and looks it up at once with the same rules as a check (events and DKIM alert). 201 when added, 200 when it was already known.",
+  security: BEARER,
   summary: "Add a selector by hand; it is looked up at once",
   middleware: [jsonBody()],
   request: {
@@ -35,16 +44,24 @@ const add = createRoute({
 });
 
 const one = createRoute({
-  method: "get", path: "/domains/{domain}/dkim/selectors/{selector}", tags, operationId: "getDkimSelector",
-  description: "One selector with its key history (every key seen, when, and why it was retired) and its DMARC report evidence.", security: BEARER,
+  method: "get",
+  path: "/domains/{domain}/dkim/selectors/{selector}",
+  tags,
+  operationId: "getDkimSelector",
+  description: "One selector with its key history (every key seen, when, and why it was retired) and its DMARC report evidence.",
+  security: BEARER,
   summary: "One selector with its key history and DMARC-report evidence",
   request: { params: SelectorParam, query: DaysQuery },
   responses: { 200: jsonContent(dataOf(DkimSelectorSchema), "The selector."), ...errorResponses(...AUTH_ERRORS, 404, 422) },
 });
 
 const remove = createRoute({
-  method: "delete", path: "/domains/{domain}/dkim/selectors/{selector}", tags, operationId: "deleteDkimSelector",
-  description: "Removes a manually added selector that is not published (pending, missing or invalid). Published or discovered selectors answer 409.", security: BEARER,
+  method: "delete",
+  path: "/domains/{domain}/dkim/selectors/{selector}",
+  tags,
+  operationId: "deleteDkimSelector",
+  description: "Removes a manually added selector that is not published (pending, missing or invalid). Published or discovered selectors answer 409.",
+  security: BEARER,
   summary: "Remove a manually added selector that is not published",
   request: { params: SelectorParam },
   responses: {

@@ -96,11 +96,19 @@ export const DkimOverviewSchema = z
   .openapi("DkimOverview");
 
 export const DomainParam = z.object({
-  domain: z.coerce.number().int().positive().openapi({ param: { name: "domain", in: "path" }, description: "Domain id.", example: 1 }),
+  domain: z.coerce
+    .number()
+    .int()
+    .positive()
+    .openapi({ param: { name: "domain", in: "path" }, description: "Domain id.", example: 1 }),
 });
 
 export const SelectorParam = DomainParam.extend({
-  selector: z.string().min(1).max(253).openapi({ param: { name: "selector", in: "path" }, example: "selector1" }),
+  selector: z
+    .string()
+    .min(1)
+    .max(253)
+    .openapi({ param: { name: "selector", in: "path" }, example: "selector1" }),
 });
 
 export const DaysQuery = z.object({

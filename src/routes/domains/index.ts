@@ -1,5 +1,5 @@
 // Domains: list, add, view, delete, verify ownership, queue a check, check history and diffs.
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute, type z } from "@hono/zod-openapi";
 import { createRouter } from "../../app-router";
 import { AUTH_ERRORS, BEARER, dataOf, errorResponses, jsonContent, pageOf } from "../../lib/openapi";
 import { PaginationQuery, pageMeta } from "../../lib/pagination";
@@ -18,51 +18,97 @@ const tags = ["Domains"];
 const security = BEARER;
 
 const list = createRoute({
-  method: "get", path: "/domains", tags, security, operationId: "listDomains",
-  description: "The team's monitored domains with their latest score, grade, DMARC policy and check times, newest first. Paginated with page and per_page.", summary: "List the team's domains",
+  method: "get",
+  path: "/domains",
+  tags,
+  security,
+  operationId: "listDomains",
+  description: "The team's monitored domains with their latest score, grade, DMARC policy and check times, newest first. Paginated with page and per_page.",
+  summary: "List the team's domains",
   request: { query: PaginationQuery },
   responses: { 200: jsonContent(pageOf(Domain), "A page of domains."), ...errorResponses(...AUTH_ERRORS, 422) },
 });
 const create = createRoute({
-  method: "post", path: "/domains", tags, security, operationId: "createDomain",
-  description: "Adds a domain to the team (pending until its ownership TXT record is verified). The answer carries the exact record to publish; 409 if the domain is already in the team or the plan's domain allowance is used.", summary: "Add a domain; returns the TXT record that proves ownership",
+  method: "post",
+  path: "/domains",
+  tags,
+  security,
+  operationId: "createDomain",
+  description:
+    "Adds a domain to the team (pending until its ownership TXT record is verified). The answer carries the exact record to publish; 409 if the domain is already in the team or the plan's domain allowance is used.",
+  summary: "Add a domain; returns the TXT record that proves ownership",
   middleware: [jsonBody()] as const,
   request: { body: { required: true, content: { "application/json": { schema: CreateDomainBody } } } },
-  responses: { 201: jsonContent(dataOf(CreatedDomain), "The domain, its ownership record and DMARC report address."), ...errorResponses(...AUTH_ERRORS, 400, 403, 409, 413, 415, 422) },
+  responses: {
+    201: jsonContent(dataOf(CreatedDomain), "The domain, its ownership record and DMARC report address."),
+    ...errorResponses(...AUTH_ERRORS, 400, 403, 409, 413, 415, 422),
+  },
 });
 const get = createRoute({
-  method: "get", path: "/domains/{domain}", tags, security, operationId: "getDomain",
-  description: "One domain with its latest stored posture: every part's record and status, findings, fixes to paste, the DMARC report address and verification instructions.", summary: "A domain with its latest posture, recommendations and exact DNS fixes",
+  method: "get",
+  path: "/domains/{domain}",
+  tags,
+  security,
+  operationId: "getDomain",
+  description:
+    "One domain with its latest stored posture: every part's record and status, findings, fixes to paste, the DMARC report address and verification instructions.",
+  summary: "A domain with its latest posture, recommendations and exact DNS fixes",
   request: { params: DomainParams },
   responses: { 200: jsonContent(dataOf(DomainDetail), "The domain."), ...errorResponses(...AUTH_ERRORS, 404) },
 });
 const remove = createRoute({
-  method: "delete", path: "/domains/{domain}", tags, security, operationId: "deleteDomain",
-  description: "Stops monitoring a domain and deletes its checks, diffs, DKIM inventory, DMARC reports and alerts. Emits domain.deleted.", summary: "Remove a domain and its history",
+  method: "delete",
+  path: "/domains/{domain}",
+  tags,
+  security,
+  operationId: "deleteDomain",
+  description: "Stops monitoring a domain and deletes its checks, diffs, DKIM inventory, DMARC reports and alerts. Emits domain.deleted.",
+  summary: "Remove a domain and its history",
   request: { params: DomainParams },
   responses: { 204: { description: "Removed." }, ...errorResponses(...AUTH_ERRORS, 403, 404) },
 });
 const verify = createRoute({
-  method: "post", path: "/domains/{domain}/verify", tags, security, operationId: "verifyDomain", summary: "Look up the ownership TXT record now",
+  method: "post",
+  path: "/domains/{domain}/verify",
+  tags,
+  security,
+  operationId: "verifyDomain",
+  summary: "Look up the ownership TXT record now",
   description: "On success the domain is verified, domain.verified is emitted and the first check is queued. Already verified: 200 with verified true.",
   request: { params: DomainParams },
   responses: { 200: jsonContent(dataOf(VerifyResult), "The outcome of the lookup."), ...errorResponses(...AUTH_ERRORS, 403, 404, 503) },
 });
 const check = createRoute({
-  method: "post", path: "/domains/{domain}/check", tags, security, operationId: "checkDomain",
-  description: "Queues a check of a verified domain now (202 with the check id). The result appears in the check history and the domain view once the queue has run it.", summary: "Queue a posture check now",
+  method: "post",
+  path: "/domains/{domain}/check",
+  tags,
+  security,
+  operationId: "checkDomain",
+  description:
+    "Queues a check of a verified domain now (202 with the check id). The result appears in the check history and the domain view once the queue has run it.",
+  summary: "Queue a posture check now",
   request: { params: DomainParams },
   responses: { 202: jsonContent(dataOf(QueuedCheck), "Queued."), ...errorResponses(...AUTH_ERRORS, 403, 404, 409) },
 });
 const history = createRoute({
-  method: "get", path: "/domains/{domain}/checks", tags, security, operationId: "listDomainChecks",
-  description: "The domain's checks, newest first: score, grade, status, trigger, stale parts and query counts.", summary: "Check history (score history), newest first",
+  method: "get",
+  path: "/domains/{domain}/checks",
+  tags,
+  security,
+  operationId: "listDomainChecks",
+  description: "The domain's checks, newest first: score, grade, status, trigger, stale parts and query counts.",
+  summary: "Check history (score history), newest first",
   request: { params: DomainParams, query: PaginationQuery },
   responses: { 200: jsonContent(pageOf(CheckRecord), "A page of checks."), ...errorResponses(...AUTH_ERRORS, 404, 422) },
 });
 const changes = createRoute({
-  method: "get", path: "/domains/{domain}/diffs", tags, security, operationId: "listDomainDiffs",
-  description: "Every change a check found between two consecutive checks (category, field, before, after, severity), newest first.", summary: "Changes between consecutive checks, each with a severity, newest first",
+  method: "get",
+  path: "/domains/{domain}/diffs",
+  tags,
+  security,
+  operationId: "listDomainDiffs",
+  description: "Every change a check found between two consecutive checks (category, field, before, after, severity), newest first.",
+  summary: "Changes between consecutive checks, each with a severity, newest first",
   request: { params: DomainParams, query: PaginationQuery },
   responses: { 200: jsonContent(pageOf(DiffRecord), "A page of changes."), ...errorResponses(...AUTH_ERRORS, 404, 422) },
 });

@@ -5,95 +5,144 @@ const ts = (description: string) => z.string().nullable().openapi({ format: "dat
 const SEVERITY = z.enum(["Critical", "High", "Medium", "Low", "Info"]);
 
 export const DomainParams = z.object({
-  domain: z.coerce.number().int().positive().openapi({ param: { name: "domain", in: "path" }, description: "Domain id.", example: 1 }),
+  domain: z.coerce
+    .number()
+    .int()
+    .positive()
+    .openapi({ param: { name: "domain", in: "path" }, description: "Domain id.", example: 1 }),
 });
 
-export const Domain = z.object({
-  id: z.number().int().openapi({ example: 1 }),
-  name: z.string().openapi({ example: "example.com" }),
-  client: z.string().nullable().openapi({ description: "Client label (the client_id given on creation)." }),
-  verified: z.boolean(),
-  verified_at: ts("When ownership was proven."),
-  score: z.number().int().nullable().openapi({ example: 87 }),
-  grade: z.string().nullable().openapi({ example: "B" }),
-  dmarc_policy: z.string().nullable().openapi({ example: "quarantine" }),
-  last_checked_at: ts("Last completed check."),
-  next_check_at: ts("When the scheduler next checks the domain (null until verified)."),
-  registration_expires_at: ts("Registration expiry from RDAP, when known."),
-  created_at: ts("When the domain was added."),
-}).openapi("Domain");
+export const Domain = z
+  .object({
+    id: z.number().int().openapi({ example: 1 }),
+    name: z.string().openapi({ example: "example.com" }),
+    client: z.string().nullable().openapi({ description: "Client label (the client_id given on creation)." }),
+    verified: z.boolean(),
+    verified_at: ts("When ownership was proven."),
+    score: z.number().int().nullable().openapi({ example: 87 }),
+    grade: z.string().nullable().openapi({ example: "B" }),
+    dmarc_policy: z.string().nullable().openapi({ example: "quarantine" }),
+    last_checked_at: ts("Last completed check."),
+    next_check_at: ts("When the scheduler next checks the domain (null until verified)."),
+    registration_expires_at: ts("Registration expiry from RDAP, when known."),
+    created_at: ts("When the domain was added."),
+  })
+  .openapi("Domain");
 
-export const Verification = z.object({
-  host: z.string().openapi({ example: "_emailauth-verify.example.com" }),
-  type: z.literal("TXT"),
-  value: z.string().openapi({ example: "emailauth-verify=3hT9..." }),
-}).openapi("DomainVerificationRecord");
+export const Verification = z
+  .object({
+    host: z.string().openapi({ example: "_emailauth-verify.example.com" }),
+    type: z.literal("TXT"),
+    value: z.string().openapi({ example: "emailauth-verify=3hT9..." }),
+  })
+  .openapi("DomainVerificationRecord");
 
 export const CreatedDomain = Domain.extend({
   verification: Verification,
   dmarc_report_address: z.string().openapi({ example: "k3j2h1@reports.emailauth.example", description: "Put `mailto:` + this address in the DMARC rua tag." }),
 }).openapi("CreatedDomain");
 
-const Finding = z.object({
-  rule: z.string(), severity: SEVERITY, description: z.string(), fix: z.string().nullable(), category: z.string(),
-}).openapi("PostureFinding");
+const Finding = z
+  .object({
+    rule: z.string(),
+    severity: SEVERITY,
+    description: z.string(),
+    fix: z.string().nullable(),
+    category: z.string(),
+  })
+  .openapi("PostureFinding");
 
 export const DomainDetail = CreatedDomain.extend({
-  posture: z.object({
-    check_id: z.string(),
-    checked_at: ts("When the check ran."),
-    stale_parts: z.array(z.string()).openapi({ description: "Parts whose lookup failed (temperror) in this check: their values are carried over from the last good check and marked `stale: true`." }),
-    records: z.record(z.string(), z.unknown()).openapi({ description: "Per part (spf, dmarc, bimi, mta_sts, tls_rpt, mx): status, host, record and parsed facts." }),
-    blacklists: z.unknown().openapi({ description: "DNSBL results: listed, unknown, clean, checked." }),
-    findings: z.array(Finding),
-  }).nullable().openapi({ description: "The latest completed check; null before the first one." }),
-  recommendations: z.array(z.object({
-    category: z.string(), severity: SEVERITY, rule: z.string(), message: z.string(), fix: z.string().nullable(),
-  })),
-  fixes: z.array(z.object({
-    host: z.string(), type: z.enum(["TXT", "MX", "CNAME"]), value: z.string(), reason: z.string(),
-  })).openapi({ description: "The exact records to publish." }),
+  posture: z
+    .object({
+      check_id: z.string(),
+      checked_at: ts("When the check ran."),
+      stale_parts: z.array(z.string()).openapi({
+        description: "Parts whose lookup failed (temperror) in this check: their values are carried over from the last good check and marked `stale: true`.",
+      }),
+      records: z
+        .record(z.string(), z.unknown())
+        .openapi({ description: "Per part (spf, dmarc, bimi, mta_sts, tls_rpt, mx): status, host, record and parsed facts." }),
+      blacklists: z.unknown().openapi({ description: "DNSBL results: listed, unknown, clean, checked." }),
+      findings: z.array(Finding),
+    })
+    .nullable()
+    .openapi({ description: "The latest completed check; null before the first one." }),
+  recommendations: z.array(
+    z.object({
+      category: z.string(),
+      severity: SEVERITY,
+      rule: z.string(),
+      message: z.string(),
+      fix: z.string().nullable(),
+    }),
+  ),
+  fixes: z
+    .array(
+      z.object({
+        host: z.string(),
+        type: z.enum(["TXT", "MX", "CNAME"]),
+        value: z.string(),
+        reason: z.string(),
+      }),
+    )
+    .openapi({ description: "The exact records to publish." }),
 }).openapi("DomainDetail");
 
-export const CreateDomainBody = z.object({
-  name: z.string().min(1).max(300).openapi({ example: "example.com", description: "Normalized: lower case, no trailing dot, IDN to punycode." }),
-  client_id: z.number().int().positive().nullable().optional().openapi({ description: "Optional client label.", example: 42 }),
-}).openapi("CreateDomain");
+export const CreateDomainBody = z
+  .object({
+    name: z.string().min(1).max(300).openapi({ example: "example.com", description: "Normalized: lower case, no trailing dot, IDN to punycode." }),
+    client_id: z.number().int().positive().nullable().optional().openapi({ description: "Optional client label.", example: 42 }),
+  })
+  .openapi("CreateDomain");
 
-export const VerifyResult = z.object({
-  verified: z.boolean(),
-  domain: Domain,
-  checked_at: z.string().openapi({ format: "date-time" }),
-  record_found: z.boolean().nullable().openapi({ description: "Whether any TXT record exists at the ownership host; null when the domain was already verified." }),
-  reason: z.string().openapi({ example: "no TXT record at _emailauth-verify.example.com" }),
-}).openapi("DomainVerification");
+export const VerifyResult = z
+  .object({
+    verified: z.boolean(),
+    domain: Domain,
+    checked_at: z.string().openapi({ format: "date-time" }),
+    record_found: z
+      .boolean()
+      .nullable()
+      .openapi({ description: "Whether any TXT record exists at the ownership host; null when the domain was already verified." }),
+    reason: z.string().openapi({ example: "no TXT record at _emailauth-verify.example.com" }),
+  })
+  .openapi("DomainVerification");
 
-export const QueuedCheck = z.object({
-  check_id: z.string().openapi({ example: "chk_7YxS0m7q2oM3c9kQw1ZtVb5n" }),
-  status: z.literal("queued"),
-}).openapi("QueuedCheck");
+export const QueuedCheck = z
+  .object({
+    check_id: z.string().openapi({ example: "chk_7YxS0m7q2oM3c9kQw1ZtVb5n" }),
+    status: z.literal("queued"),
+  })
+  .openapi("QueuedCheck");
 
-export const CheckRecord = z.object({
-  id: z.string(),
-  status: z.enum(["completed", "failed"]),
-  trigger: z.enum(["scheduled", "manual", "verify"]),
-  score: z.number().int().nullable(),
-  grade: z.string().nullable(),
-  dmarc_policy: z.string().nullable(),
-  stale_parts: z.array(z.string()),
-  queries: z.number().int().openapi({ description: "DNS queries sent." }),
-  duration_ms: z.number().int().nullable(),
-  error: z.string().nullable(),
-  created_at: ts("When the check ran."),
-}).openapi("CheckRecord");
+export const CheckRecord = z
+  .object({
+    id: z.string(),
+    status: z.enum(["completed", "failed"]),
+    trigger: z.enum(["scheduled", "manual", "verify"]),
+    score: z.number().int().nullable(),
+    grade: z.string().nullable(),
+    dmarc_policy: z.string().nullable(),
+    stale_parts: z.array(z.string()),
+    queries: z.number().int().openapi({ description: "DNS queries sent." }),
+    duration_ms: z.number().int().nullable(),
+    error: z.string().nullable(),
+    created_at: ts("When the check ran."),
+  })
+  .openapi("CheckRecord");
 
-export const DiffRecord = z.object({
-  id: z.number().int(),
-  check_id: z.string(),
-  category: z.string().openapi({ example: "dmarc" }),
-  field: z.string().openapi({ example: "p", description: "`status`, `record`, a parsed field, a blocklist `list:target`, or `selector:<name>` for DKIM keys." }),
-  before: z.string().nullable(),
-  after: z.string().nullable(),
-  severity: SEVERITY,
-  created_at: ts("When the change was found."),
-}).openapi("DiffRecord");
+export const DiffRecord = z
+  .object({
+    id: z.number().int(),
+    check_id: z.string(),
+    category: z.string().openapi({ example: "dmarc" }),
+    field: z
+      .string()
+      .openapi({ example: "p", description: "`status`, `record`, a parsed field, a blocklist `list:target`, or `selector:<name>` for DKIM keys." }),
+    before: z.string().nullable(),
+    after: z.string().nullable(),
+    severity: SEVERITY,
+    created_at: ts("When the change was found."),
+  })
+  .openapi("DiffRecord");

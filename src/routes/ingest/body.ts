@@ -55,7 +55,10 @@ export function unpackBody(body: Uint8Array, contentType: string | undefined): {
   const r = JsonUpload.safeParse(parsed);
   if (!r.success) {
     const errors: Record<string, string[]> = {};
-    for (const i of r.error.issues) (errors[i.path.join(".") || "body"] ??= []).push(i.message);
+    for (const i of r.error.issues) {
+      const key = i.path.join(".") || "body";
+      errors[key] = [...(errors[key] ?? []), i.message];
+    }
     throw new ApiError(422, "validation_failed", "The request is invalid.", errors);
   }
   return { bytes: base64Bytes(r.data.content_base64), recipient: r.data.recipient?.trim() || null };

@@ -11,8 +11,13 @@ import { EmailQuery, IntelEmailCheck, IntelEmailsRequest, IntelEmailsResult } fr
 const TAGS = ["Intelligence"];
 
 const domain = createRoute({
-  method: "get", path: "/intel/domain", tags: TAGS, operationId: "getDomainIntel",
-  description: "Analyzes any domain's SPF, DMARC, DKIM, BIMI, MTA-STS, TLS-RPT, MX and blocklist posture now, without adding it to the team. full=1 returns the whole analysis with findings and fixes.", security: BEARER,
+  method: "get",
+  path: "/intel/domain",
+  tags: TAGS,
+  operationId: "getDomainIntel",
+  description:
+    "Analyzes any domain's SPF, DMARC, DKIM, BIMI, MTA-STS, TLS-RPT, MX and blocklist posture now, without adding it to the team. full=1 returns the whole analysis with findings and fixes.",
+  security: BEARER,
   summary: "Live email-authentication posture of any domain (full=1: the complete analysis)",
   request: { query: DomainQuery },
   responses: {
@@ -22,16 +27,25 @@ const domain = createRoute({
 });
 
 const email = createRoute({
-  method: "get", path: "/intel/email", tags: TAGS, operationId: "getEmailIntel",
-  description: "Checks one email address: syntax, the domain's mail acceptance (MX, null MX), disposable and role accounts, with a score and the reasons behind it.", security: BEARER,
+  method: "get",
+  path: "/intel/email",
+  tags: TAGS,
+  operationId: "getEmailIntel",
+  description:
+    "Checks one email address: syntax, the domain's mail acceptance (MX, null MX), disposable and role accounts, with a score and the reasons behind it.",
+  security: BEARER,
   summary: "Risk check of one address: syntax, MX, provider, free/disposable/role flags, domain policy, score",
   request: { query: EmailQuery },
   responses: { 200: jsonContent(dataOf(IntelEmailCheck), "The address check."), ...errorResponses(...AUTH_ERRORS, 422, 503) },
 });
 
 const emails = createRoute({
-  method: "post", path: "/intel/emails", tags: TAGS, operationId: "checkEmails",
-  description: "Checks up to 100 email addresses in one call; every distinct domain is looked up once. Allowed for read-only tokens (it changes nothing).", security: BEARER,
+  method: "post",
+  path: "/intel/emails",
+  tags: TAGS,
+  operationId: "checkEmails",
+  description: "Checks up to 100 email addresses in one call; every distinct domain is looked up once. Allowed for read-only tokens (it changes nothing).",
+  security: BEARER,
   summary: "Risk check of up to 100 addresses; each domain is resolved once",
   middleware: [jsonBody()] as const,
   request: { body: { required: true, content: { "application/json": { schema: IntelEmailsRequest } } } },

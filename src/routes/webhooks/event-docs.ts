@@ -25,15 +25,21 @@ const envelope = (type: EventType) =>
 const ENVELOPES = Object.fromEntries(EVENT_TYPES.map((t) => [t, envelope(t)])) as { [K in EventType]: ReturnType<typeof envelope> };
 
 /** Any event, discriminated by `type`: the payload a delivery carries. */
-export const WebhookEvent = (
+export const WebhookEvent =
   // zod cannot infer the correlated union from a mapped list; EventPayload states it (same schemas).
-  z.discriminatedUnion("type", EVENT_TYPES.map((t) => ENVELOPES[t]) as unknown as [ReturnType<typeof envelope>, ...ReturnType<typeof envelope>[]]) as unknown as z.ZodType<EventPayload>
-).openapi("WebhookEvent");
+  (
+    z.discriminatedUnion(
+      "type",
+      EVENT_TYPES.map((t) => ENVELOPES[t]) as unknown as [ReturnType<typeof envelope>, ...ReturnType<typeof envelope>[]],
+    ) as unknown as z.ZodType<EventPayload>
+  ).openapi("WebhookEvent");
 
 const SIGNATURE_HEADERS = z.object({
   "webhook-id": z.string().openapi({ description: "The event id (Standard Webhooks)." }),
   "webhook-timestamp": z.string().openapi({ description: "Unix seconds when this attempt was signed." }),
-  "webhook-signature": z.string().openapi({ description: "Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body` (two during a secret rotation)." }),
+  "webhook-signature": z
+    .string()
+    .openapi({ description: "Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body` (two during a secret rotation)." }),
 });
 
 interface WebhookRegistry {

@@ -9,9 +9,7 @@ const id = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 export const WebhookParams = z.object({ webhook: id.openapi({ param: { name: "webhook", in: "path" }, example: 1 }) });
 export const DeliveryParams = WebhookParams.extend({ delivery: id.openapi({ param: { name: "delivery", in: "path" }, example: 1 }) });
 
-export const WebhookEventType = z
-  .object({ type: z.string().openapi({ example: "domain.verified" }), description: z.string() })
-  .openapi("WebhookEventType");
+export const WebhookEventType = z.object({ type: z.string().openapi({ example: "domain.verified" }), description: z.string() }).openapi("WebhookEventType");
 
 export const WebhookEndpoint = z
   .object({

@@ -31,8 +31,14 @@ export async function listAlerts(svc: Services, ctx: ServiceContext, q: Paginati
   if (q.open === false) filters.push(isNotNull(alerts.resolvedAt));
   const where = and(...filters);
   const [rows, total] = await svc.db.batch([
-    svc.db.select({ alert: alerts, domain: domains.name }).from(alerts).leftJoin(domains, eq(domains.id, alerts.domainId))
-      .where(where).orderBy(desc(alerts.createdAt), desc(alerts.id)).limit(q.per_page).offset(pageOffset(q)),
+    svc.db
+      .select({ alert: alerts, domain: domains.name })
+      .from(alerts)
+      .leftJoin(domains, eq(domains.id, alerts.domainId))
+      .where(where)
+      .orderBy(desc(alerts.createdAt), desc(alerts.id))
+      .limit(q.per_page)
+      .offset(pageOffset(q)),
     svc.db.select({ n: count() }).from(alerts).where(where),
   ]);
   return { items: rows.map((r) => alertView(r.alert, r.domain)), total: total[0]?.n ?? 0 };

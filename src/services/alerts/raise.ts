@@ -27,28 +27,45 @@ export function upsertAlert(db: Db, draft: AlertDraft, now: Date, knownOpen = fa
   const upsert = db
     .insert(alerts)
     .values({
-      teamId: draft.teamId, domainId: draft.domain.id, kind: draft.kind, subject: draft.subject,
-      severity: draft.severity, title: draft.title, body: draft.body, occurrences: 1, createdAt: now, updatedAt: now,
+      teamId: draft.teamId,
+      domainId: draft.domain.id,
+      kind: draft.kind,
+      subject: draft.subject,
+      severity: draft.severity,
+      title: draft.title,
+      body: draft.body,
+      occurrences: 1,
+      createdAt: now,
+      updatedAt: now,
     })
     .onConflictDoUpdate({
       target: [alerts.teamId, alerts.domainId, alerts.kind, alerts.subject],
       targetWhere: sql`resolved_at IS NULL`,
       set: { severity: draft.severity, title: draft.title, body: draft.body, updatedAt: now, occurrences: sql`${alerts.occurrences} + 1` },
     });
-  const event = buildConditionalEvent(db, {
-    type: "alert.created", teamId: draft.teamId, domain: draft.domain,
-    data: { alert: { id: null, kind: draft.kind, subject: draft.subject, severity: draft.severity, title: draft.title, body: draft.body } },
-  }, now, {
-    from: sql`alerts`,
-    where: sql`alerts.occurrences = 1 AND alerts.created_at = ${now.getTime()} AND ${openMatch(draft)}`,
-    patch: { path: "$.data.alert.id", value: sql`alerts.id` },
-  });
+  const event = buildConditionalEvent(
+    db,
+    {
+      type: "alert.created",
+      teamId: draft.teamId,
+      domain: draft.domain,
+      data: { alert: { id: null, kind: draft.kind, subject: draft.subject, severity: draft.severity, title: draft.title, body: draft.body } },
+    },
+    now,
+    {
+      from: sql`alerts`,
+      where: sql`alerts.occurrences = 1 AND alerts.created_at = ${now.getTime()} AND ${openMatch(draft)}`,
+      patch: { path: "$.data.alert.id", value: sql`alerts.id` },
+    },
+  );
   return { statements: [upsert, event.statement], eventId: knownOpen ? null : event.id };
 }
 
 /** The open alert keys of one domain, read before the batch so that updates send no nudge. */
 export async function openAlertKeys(db: Db, teamId: number, domainId: number): Promise<Set<string>> {
-  const rows = await db.select({ kind: alerts.kind, subject: alerts.subject }).from(alerts)
+  const rows = await db
+    .select({ kind: alerts.kind, subject: alerts.subject })
+    .from(alerts)
     .where(and(eq(alerts.teamId, teamId), eq(alerts.domainId, domainId), isNull(alerts.resolvedAt)));
   return new Set(rows.map((r) => alertKey(domainId, r.kind, r.subject)));
 }

@@ -2,7 +2,7 @@
 import type { DomainAnalysis } from "../../core/posture/analyze-domain";
 import type { PartSnapshot, PostureSnapshot } from "../../core/posture/diff";
 import { scorePosture, type ScoredStatus } from "../../core/posture/score";
-import type { CategorizedFinding, PartStatus, PostureCategory } from "../../core/posture/types";
+import type { PartStatus, PostureCategory } from "../../core/posture/types";
 
 import type { StoredPosture } from "../../core/posture/stored";
 
@@ -83,6 +83,10 @@ export function mergePosture(a: DomainAnalysis, previous: StoredPosture | null, 
   const dmarcPolicy = stale.includes("dmarc") && previous ? prevPolicy : a.dmarc_policy;
   return {
     stored: { records, blacklists: a.blacklists, findings, recommendations: a.recommendations, fixes: a.fixes, snapshot },
-    forDiff, stale, score, grade, dmarcPolicy,
+    forDiff,
+    stale,
+    score,
+    grade,
+    dmarcPolicy,
   };
 }

@@ -7,7 +7,14 @@ import type { EventDraft } from "../events/emit";
 
 export const RECORD_CATEGORIES: PostureCategory[] = ["spf", "dmarc", "bimi", "mta_sts", "tls_rpt", "mx"];
 const LABEL: Record<PostureCategory, string> = {
-  spf: "SPF", dmarc: "DMARC", dkim: "DKIM", mx: "MX", mta_sts: "MTA-STS", tls_rpt: "TLS-RPT", bimi: "BIMI", blacklist: "Blacklist",
+  spf: "SPF",
+  dmarc: "DMARC",
+  dkim: "DKIM",
+  mx: "MX",
+  mta_sts: "MTA-STS",
+  tls_rpt: "TLS-RPT",
+  bimi: "BIMI",
+  blacklist: "Blacklist",
 };
 const RANK: Record<Severity, number> = { Critical: 4, High: 3, Medium: 2, Low: 1, Info: 0 };
 export const atLeast = (s: Severity, floor: Severity) => RANK[s] >= RANK[floor];
@@ -26,7 +33,8 @@ export function dkimChanges(events: EventDraft[]): PostureChange[] {
     if (e.type === "dkim.selector.removed") out.push({ category: "dkim", field, before: v("fingerprint"), after: null, severity: "Medium" });
     if (e.type === "dkim.key.rotated") out.push({ category: "dkim", field, before: v("old_fingerprint"), after: v("new_fingerprint"), severity: "Medium" });
     if (e.type === "dkim.key.revoked") out.push({ category: "dkim", field, before: v("fingerprint"), after: "revoked", severity: "High" });
-    if (e.type === "dkim.record.changed") out.push({ category: "dkim", field: `record:${String(d.selector)}`, before: v("old_record"), after: v("new_record"), severity: "Low" });
+    if (e.type === "dkim.record.changed")
+      out.push({ category: "dkim", field: `record:${String(d.selector)}`, before: v("old_record"), after: v("new_record"), severity: "Low" });
   }
   return out;
 }
@@ -51,18 +59,27 @@ export function changeEvents(changes: PostureChange[], ctx: ChangeContext): Even
     const mine = changes.filter((c) => c.category === cat);
     if (mine.length === 0) continue;
     out.push({
-      ...base, type: "dns.record.changed",
+      ...base,
+      type: "dns.record.changed",
       data: {
-        check_id: ctx.checkId, record_type: cat, host: ctx.hosts[cat] ?? null,
-        before: ctx.previous[cat]?.record ?? null, after: ctx.current[cat]?.record ?? null,
-        status_before: ctx.previous[cat]?.status ?? null, status_after: ctx.current[cat]?.status ?? null,
+        check_id: ctx.checkId,
+        record_type: cat,
+        host: ctx.hosts[cat] ?? null,
+        before: ctx.previous[cat]?.record ?? null,
+        after: ctx.current[cat]?.record ?? null,
+        status_before: ctx.previous[cat]?.status ?? null,
+        status_after: ctx.current[cat]?.status ?? null,
         changes: mine.map(change),
       },
     });
   }
   for (const c of changes.filter((x) => x.category === "blacklist")) {
     const [list, ...rest] = c.field.split(":");
-    out.push({ ...base, type: c.after === "listed" ? "blacklist.listed" : "blacklist.delisted", data: { check_id: ctx.checkId, list, target: rest.join(":") } });
+    out.push({
+      ...base,
+      type: c.after === "listed" ? "blacklist.listed" : "blacklist.delisted",
+      data: { check_id: ctx.checkId, list, target: rest.join(":") },
+    });
   }
   return out;
 }
@@ -75,14 +92,23 @@ export function changeAlerts(changes: PostureChange[], ctx: Pick<ChangeContext, 
       if (c.after !== "listed") continue;
       const [list, ...rest] = c.field.split(":");
       out.push({
-        teamId: ctx.teamId, domain: ctx.domain, kind: "blacklist", subject: `dnsbl:${c.field}`, severity: "High",
-        title: `${rest.join(":")} is listed on ${list}`, body: `${rest.join(":")} of ${ctx.domain.name} appeared on the ${list} blocklist.`,
+        teamId: ctx.teamId,
+        domain: ctx.domain,
+        kind: "blacklist",
+        subject: `dnsbl:${c.field}`,
+        severity: "High",
+        title: `${rest.join(":")} is listed on ${list}`,
+        body: `${rest.join(":")} of ${ctx.domain.name} appeared on the ${list} blocklist.`,
       });
       continue;
     }
     if (!atLeast(c.severity, "Medium")) continue;
     out.push({
-      teamId: ctx.teamId, domain: ctx.domain, kind: "drift", subject: `${c.category}.${c.field}`, severity: c.severity,
+      teamId: ctx.teamId,
+      domain: ctx.domain,
+      kind: "drift",
+      subject: `${c.category}.${c.field}`,
+      severity: c.severity,
       title: `${LABEL[c.category]} ${c.field} changed on ${ctx.domain.name}`,
       body: `Before: ${fieldText(c.before) ?? "(none)"}\nAfter: ${fieldText(c.after) ?? "(none)"}`,
     });
@@ -95,9 +121,17 @@ export function expiryAlert(ctx: Pick<ChangeContext, "teamId" | "domain">, expir
   if (!expiresAt) return null;
   const days = Math.floor((expiresAt.getTime() - now.getTime()) / 86_400_000);
   if (days > 30) return null;
-  const when = days < 0 ? `expired on ${expiresAt.toISOString().slice(0, 10)}` : `expires in ${days} day${days === 1 ? "" : "s"} (${expiresAt.toISOString().slice(0, 10)})`;
+  const when =
+    days < 0
+      ? `expired on ${expiresAt.toISOString().slice(0, 10)}`
+      : `expires in ${days} day${days === 1 ? "" : "s"} (${expiresAt.toISOString().slice(0, 10)})`;
   return {
-    teamId: ctx.teamId, domain: ctx.domain, kind: "expiry", subject: "registration", severity: days <= 7 ? "Critical" : "High",
-    title: `Registration of ${ctx.domain.name} ${when}`, body: "Renew the domain with its registrar; an expired domain stops receiving and authenticating mail.",
+    teamId: ctx.teamId,
+    domain: ctx.domain,
+    kind: "expiry",
+    subject: "registration",
+    severity: days <= 7 ? "Critical" : "High",
+    title: `Registration of ${ctx.domain.name} ${when}`,
+    body: "Renew the domain with its registrar; an expired domain stops receiving and authenticating mail.",
   };
 }

@@ -20,7 +20,10 @@ export async function runDueChecks(svc: Services, opts: { chunk?: number; rounds
     out.claimed += claim.ids.length;
     out.rowsRead += claim.rowsRead;
     // A failed enqueue leaves the lease in place: the domains come due again when it expires.
-    out.enqueued += await enqueueChecks(svc, claim.checks.map((c) => ({ domain_id: c.domainId, check_id: c.checkId, trigger: "scheduled" as const })));
+    out.enqueued += await enqueueChecks(
+      svc,
+      claim.checks.map((c) => ({ domain_id: c.domainId, check_id: c.checkId, trigger: "scheduled" as const })),
+    );
     if (claim.ids.length < chunk) break;
   }
   if (out.claimed > 0) console.log(JSON.stringify({ level: "info", msg: "due checks enqueued", ...out }));

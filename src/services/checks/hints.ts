@@ -13,8 +13,6 @@ export async function gatherHints(domain: string, resolver: Resolver): Promise<I
   const spf = txt.kind === "records" ? txt.records.filter(isSpfRecord) : [];
   // RFC 7208 §4.5: more than one SPF record is a permerror; take no hints from it.
   const parsed = spf.length === 1 && spf[0] !== undefined ? parseSpf(spf[0]) : null;
-  const spfIncludes = parsed
-    ? parsed.mechanisms.filter((m) => m.name === "include").flatMap((m) => (m.domainSpec ? [m.domainSpec.toLowerCase()] : []))
-    : [];
+  const spfIncludes = parsed ? parsed.mechanisms.filter((m) => m.name === "include").flatMap((m) => (m.domainSpec ? [m.domainSpec.toLowerCase()] : [])) : [];
   return { mxHosts, spfIncludes };
 }

@@ -18,15 +18,19 @@ export async function pruneChecks(svc: Services): Promise<{ domains: number }> {
   let after = 0;
   let seen = 0;
   for (;;) {
-    const page = await svc.db.select({ id: domains.id, last: domains.lastCheckId }).from(domains)
-      .where(gt(domains.id, after)).orderBy(asc(domains.id)).limit(DOMAINS_PER_BATCH);
+    const page = await svc.db
+      .select({ id: domains.id, last: domains.lastCheckId })
+      .from(domains)
+      .where(gt(domains.id, after))
+      .orderBy(asc(domains.id))
+      .limit(DOMAINS_PER_BATCH);
     if (page.length === 0) break;
     const statements: Statement[] = page.flatMap((d) => [
       svc.db.delete(checks).where(and(eq(checks.domainId, d.id), lt(checks.createdAt, historyCutoff))),
-      svc.db.update(checks).set({ posture: null }).where(and(
-        eq(checks.domainId, d.id), lt(checks.createdAt, postureCutoff), isNotNull(checks.posture),
-        d.last ? ne(checks.id, d.last) : undefined,
-      )),
+      svc.db
+        .update(checks)
+        .set({ posture: null })
+        .where(and(eq(checks.domainId, d.id), lt(checks.createdAt, postureCutoff), isNotNull(checks.posture), d.last ? ne(checks.id, d.last) : undefined)),
     ]);
     await commitAll(svc, statements);
     seen += page.length;

@@ -31,8 +31,12 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   const db = svc.db;
   // At-least-once delivery: the message names its check; a stored check means this one is a redelivery.
   if (await db.select({ id: checks.id }).from(checks).where(eq(checks.id, msg.check_id)).get()) return { recorded: false, reason: "duplicate" };
-  const found = await db.select({ domain: domains, plan: teams.plan }).from(domains).innerJoin(teams, eq(teams.id, domains.teamId))
-    .where(eq(domains.id, msg.domain_id)).get();
+  const found = await db
+    .select({ domain: domains, plan: teams.plan })
+    .from(domains)
+    .innerJoin(teams, eq(teams.id, domains.teamId))
+    .where(eq(domains.id, msg.domain_id))
+    .get();
   if (!found) return { recorded: false, reason: "no_domain" };
   const { domain, plan } = found;
   if (!domain.verified) return { recorded: false, reason: "not_verified" };
@@ -52,13 +56,18 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   // ---- All lookups (DNS, RDAP) before any write.
   const hints = await gatherHints(domain.name, resolver);
   const inventory = await refreshDkimInventory(svc, domain, resolver, hints, now);
-  const dkimStatus: PartStatus = inventory.posture === null ? "temperror"
-    : inventory.posture.active > 0 ? "present" : inventory.posture.selectors > 0 ? "invalid" : "missing";
+  const dkimStatus: PartStatus =
+    inventory.posture === null ? "temperror" : inventory.posture.active > 0 ? "present" : inventory.posture.selectors > 0 ? "invalid" : "missing";
   const rdapDue = !domain.registrationCheckedAt || now.getTime() - domain.registrationCheckedAt.getTime() >= DAY_MS;
   const [analysis, expiry] = await Promise.all([
     analyzeDomain(domain.name, {
-      resolver, fetch: svc.fetch, clock: svc.clock, dmarcRua: `mailto:${reportAddress(domain, svc.config)}`, checkBimiLogo: true,
-      extraIps: await alignedSendingIps(svc, domain.id, now), allowPrivateTargets: svc.config.webhookAllowPrivate,
+      resolver,
+      fetch: svc.fetch,
+      clock: svc.clock,
+      dmarcRua: `mailto:${reportAddress(domain, svc.config)}`,
+      checkBimiLogo: true,
+      extraIps: await alignedSendingIps(svc, domain.id, now),
+      allowPrivateTargets: svc.config.webhookAllowPrivate,
       dkim: { status: dkimStatus, findings: inventory.posture?.findings ?? [] },
     }),
     rdapDue ? registrationExpiry(svc, domain.name, now) : Promise.resolve(null),
@@ -69,24 +78,51 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   // posture field, diff, other event or alert changes (an outage is never read as a change).
   if (CORE_PARTS.every((p) => analysis.snapshot[p]?.status === "temperror")) {
     const error = "every DNS lookup failed (temperror)";
-    const failed = buildEvent(db, {
-      ...ctx, type: "check.completed",
-      data: {
-        check: {
-          id: msg.check_id, status: "failed", trigger: msg.trigger, score: null, grade: null,
-          previous_score: domain.score, previous_grade: domain.grade, dmarc_policy: domain.dmarcPolicy,
-          stale_parts: [...CORE_PARTS], changes: 0, created_at: now.toISOString(), error,
+    const failed = buildEvent(
+      db,
+      {
+        ...ctx,
+        type: "check.completed",
+        data: {
+          check: {
+            id: msg.check_id,
+            status: "failed",
+            trigger: msg.trigger,
+            score: null,
+            grade: null,
+            previous_score: domain.score,
+            previous_grade: domain.grade,
+            dmarc_policy: domain.dmarcPolicy,
+            stale_parts: [...CORE_PARTS],
+            changes: 0,
+            created_at: now.toISOString(),
+            error,
+          },
         },
       },
-    }, now);
-    await commit(svc, [
-      db.insert(checks).values({
-        id: msg.check_id, domainId: domain.id, status: "failed", trigger: msg.trigger, queries: analysis.queries,
-        durationMs, error, createdAt: now,
-      }),
-      failed.statement,
-      db.update(domains).set({ nextCheckAt: new Date(now.getTime() + FAILED_RETRY_MS), pendingCheckId: releasePending }).where(eq(domains.id, domain.id)),
-    ], [failed.id]);
+      now,
+    );
+    await commit(
+      svc,
+      [
+        db.insert(checks).values({
+          id: msg.check_id,
+          domainId: domain.id,
+          status: "failed",
+          trigger: msg.trigger,
+          queries: analysis.queries,
+          durationMs,
+          error,
+          createdAt: now,
+        }),
+        failed.statement,
+        db
+          .update(domains)
+          .set({ nextCheckAt: new Date(now.getTime() + FAILED_RETRY_MS), pendingCheckId: releasePending })
+          .where(eq(domains.id, domain.id)),
+      ],
+      [failed.id],
+    );
     return { recorded: true, status: "failed", checkId: msg.check_id, changes: 0, eventIds: [failed.id] };
   }
 
@@ -100,12 +136,21 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   const hosts = Object.fromEntries(Object.entries(analysis.records).map(([k, v]) => [k, (v as { host?: string }).host ?? null]));
   const events: EventDraft[] = [
     {
-      ...ctx, type: "check.completed",
+      ...ctx,
+      type: "check.completed",
       data: {
         check: {
-          id: msg.check_id, status: "completed", trigger: msg.trigger, score: merged.score, grade: merged.grade,
-          previous_score: domain.score, previous_grade: domain.grade, dmarc_policy: merged.dmarcPolicy,
-          stale_parts: merged.stale, changes: changes.length, created_at: now.toISOString(),
+          id: msg.check_id,
+          status: "completed",
+          trigger: msg.trigger,
+          score: merged.score,
+          grade: merged.grade,
+          previous_score: domain.score,
+          previous_grade: domain.grade,
+          dmarc_policy: merged.dmarcPolicy,
+          stale_parts: merged.stale,
+          changes: changes.length,
+          created_at: now.toISOString(),
         },
       },
     },
@@ -122,21 +167,47 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   const built = events.map((e) => buildEvent(db, e, now));
   const statements: Statement[] = [
     db.insert(checks).values({
-      id: msg.check_id, domainId: domain.id, status: "completed", trigger: msg.trigger, score: merged.score, grade: merged.grade,
-      dmarcPolicy: merged.dmarcPolicy, posture: merged.stored, staleParts: merged.stale, queries: analysis.queries, durationMs, createdAt: now,
+      id: msg.check_id,
+      domainId: domain.id,
+      status: "completed",
+      trigger: msg.trigger,
+      score: merged.score,
+      grade: merged.grade,
+      dmarcPolicy: merged.dmarcPolicy,
+      posture: merged.stored,
+      staleParts: merged.stale,
+      queries: analysis.queries,
+      durationMs,
+      createdAt: now,
     }),
-    ...changes.map((c) => db.insert(diffs).values({
-      domainId: domain.id, checkId: msg.check_id, category: c.category, field: c.field,
-      before: fieldText(c.before), after: fieldText(c.after), severity: c.severity, createdAt: now,
-    })),
+    ...changes.map((c) =>
+      db.insert(diffs).values({
+        domainId: domain.id,
+        checkId: msg.check_id,
+        category: c.category,
+        field: c.field,
+        before: fieldText(c.before),
+        after: fieldText(c.after),
+        severity: c.severity,
+        createdAt: now,
+      }),
+    ),
     ...inventory.statements,
     ...built.map((b) => b.statement),
     ...alertUpserts.statements,
-    db.update(domains).set({
-      score: merged.score, grade: merged.grade, dmarcPolicy: merged.dmarcPolicy, lastCheckedAt: now, lastCheckId: msg.check_id,
-      nextCheckAt: new Date(now.getTime() + checkIntervalMs(plan)), pendingCheckId: releasePending,
-      ...(expiry && expiry.status !== "unknown" ? { registrationExpiresAt: expiresAt, registrationCheckedAt: now } : {}),
-    }).where(eq(domains.id, domain.id)),
+    db
+      .update(domains)
+      .set({
+        score: merged.score,
+        grade: merged.grade,
+        dmarcPolicy: merged.dmarcPolicy,
+        lastCheckedAt: now,
+        lastCheckId: msg.check_id,
+        nextCheckAt: new Date(now.getTime() + checkIntervalMs(plan)),
+        pendingCheckId: releasePending,
+        ...(expiry && expiry.status !== "unknown" ? { registrationExpiresAt: expiresAt, registrationCheckedAt: now } : {}),
+      })
+      .where(eq(domains.id, domain.id)),
   ];
   // D1 batch = one transaction: a concurrent redelivery fails on the checks primary key and changes nothing.
   const eventIds = [...built.map((b) => b.id), ...alertUpserts.eventIds];

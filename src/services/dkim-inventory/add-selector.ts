@@ -35,7 +35,8 @@ export async function addDkimSelector(svc: Services, ctx: ServiceContext, domain
 
   const now = svc.clock.now();
   // The insert alone decides 201 vs 200, so two concurrent adds never both report "added".
-  const inserted = await svc.db.insert(dkimSelectors)
+  const inserted = await svc.db
+    .insert(dkimSelectors)
     .values({ domainId: domain.id, selector, source: "manual", status: "pending", health: "warning" })
     .onConflictDoNothing()
     .returning({ id: dkimSelectors.id });

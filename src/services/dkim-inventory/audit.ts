@@ -24,14 +24,24 @@ export async function runDkimAudit(svc: Services, opts: { maxPerRun?: number } =
   const renotifyBefore = new Date(now.getTime() - RENOTIFY_DAYS * DAY_MS);
   const max = opts.maxPerRun ?? MAX_PER_RUN;
   const due = and(
-    eq(dkimSelectors.status, "active"), isNotNull(dkimSelectors.keyFingerprint), lte(dkimSelectors.keyFirstSeenAt, staleBefore),
+    eq(dkimSelectors.status, "active"),
+    isNotNull(dkimSelectors.keyFingerprint),
+    lte(dkimSelectors.keyFirstSeenAt, staleBefore),
     or(isNull(dkimSelectors.staleNotifiedAt), lt(dkimSelectors.staleNotifiedAt, renotifyBefore)),
   );
   let cursor = 0;
   let notified = 0;
   while (notified < max) {
     const rows = await svc.db
-      .select({ id: dkimSelectors.id, selector: dkimSelectors.selector, fingerprint: dkimSelectors.keyFingerprint, firstSeen: dkimSelectors.keyFirstSeenAt, domainId: domains.id, name: domains.name, teamId: domains.teamId })
+      .select({
+        id: dkimSelectors.id,
+        selector: dkimSelectors.selector,
+        fingerprint: dkimSelectors.keyFingerprint,
+        firstSeen: dkimSelectors.keyFirstSeenAt,
+        domainId: domains.id,
+        name: domains.name,
+        teamId: domains.teamId,
+      })
       .from(dkimSelectors)
       .innerJoin(domains, eq(domains.id, dkimSelectors.domainId))
       .where(and(gt(dkimSelectors.id, cursor), due))
@@ -41,14 +51,30 @@ export async function runDkimAudit(svc: Services, opts: { maxPerRun?: number } =
     cursor = rows[rows.length - 1]?.id ?? cursor;
     const built = rows.map((r) => {
       const ageDays = r.firstSeen ? Math.floor((now.getTime() - r.firstSeen.getTime()) / DAY_MS) : null;
-      return buildEvent(svc.db, {
-        type: "dkim.key.stale", teamId: r.teamId, domain: { id: r.domainId, name: r.name },
-        data: { selector: r.selector, fingerprint: r.fingerprint, age_days: ageDays, first_seen_at: r.firstSeen?.toISOString() ?? null, threshold_days: STALE_KEY_DAYS },
-      }, now);
+      return buildEvent(
+        svc.db,
+        {
+          type: "dkim.key.stale",
+          teamId: r.teamId,
+          domain: { id: r.domainId, name: r.name },
+          data: {
+            selector: r.selector,
+            fingerprint: r.fingerprint,
+            age_days: ageDays,
+            first_seen_at: r.firstSeen?.toISOString() ?? null,
+            threshold_days: STALE_KEY_DAYS,
+          },
+        },
+        now,
+      );
     });
     // Same batch: the event and the mark that it was sent (stale_notified_at).
     const marks = rows.map((r) => svc.db.update(dkimSelectors).set({ staleNotifiedAt: now }).where(eq(dkimSelectors.id, r.id)));
-    await commitAll(svc, [...marks, ...built.map((b) => b.statement)], built.map((b) => b.id));
+    await commitAll(
+      svc,
+      [...marks, ...built.map((b) => b.statement)],
+      built.map((b) => b.id),
+    );
     notified += rows.length;
     if (rows.length < PAGE) break;
   }

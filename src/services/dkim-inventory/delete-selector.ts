@@ -19,7 +19,8 @@ export async function deleteDkimSelector(svc: Services, ctx: ServiceContext, dom
   const domain = await getDomainInTeam(svc, teamId, domainId);
   const row = await findSelector(svc.db, domain.id, selector);
   if (!row) throw notFound("Selector");
-  if (row.source === "discovered") throw conflict(`Selector ${row.selector} was discovered in DNS; only selectors added by hand or learned from DMARC reports can be removed.`);
+  if (row.source === "discovered")
+    throw conflict(`Selector ${row.selector} was discovered in DNS; only selectors added by hand or learned from DMARC reports can be removed.`);
   const isUnpublished = row.status === "pending" || row.status === "missing" || (row.status === "invalid" && row.record === null);
   if (!isUnpublished) throw conflict(`Selector ${row.selector} is published (${row.status}); remove its DNS record first.`);
   // Guarded delete: a check that published it in the meantime wins.

@@ -9,7 +9,7 @@ import { getDomainInTeam } from "../domains/get-domain";
 import { selectorView, type SelectorView } from "./present";
 import { findSelector, keyHistory, listSelectors, reportsBySelector, signers, type Signer, windowStartDay } from "./queries";
 import { PUBLISHED } from "./transition";
-import { type ServiceContext } from "../context";
+import type { ServiceContext } from "../context";
 
 export interface DkimSummary {
   selectors: number;
@@ -42,20 +42,31 @@ export async function getDkimOverview(svc: Services, ctx: ServiceContext, domain
   const from = windowStartDay(now, days);
   const rows = await listSelectors(svc.db, domain.id);
   const [history, reports, signerList] = await Promise.all([
-    keyHistory(svc.db, rows.map((r) => r.id)),
+    keyHistory(
+      svc.db,
+      rows.map((r) => r.id),
+    ),
     reportsBySelector(svc.db, domain.id, domain.name, from),
     signers(svc.db, domain.id, domain.name, from),
   ]);
   const selectors = rows.map((r) => selectorView(r, domain.name, now, { history: history.get(r.id), reports: reports.get(r.selector) ?? null }));
 
   const count = (s: string) => selectors.filter((x) => x.status === s).length;
-  const ages = selectors.filter((x) => x.status === "active").map((x) => x.key?.age_days).filter((a): a is number => typeof a === "number");
+  const ages = selectors
+    .filter((x) => x.status === "active")
+    .map((x) => x.key?.age_days)
+    .filter((a): a is number => typeof a === "number");
   const windowStart = now.getTime() - days * DAY_MS;
   const summary: DkimSummary = {
     selectors: selectors.length,
-    active: count("active"), invalid: count("invalid"), revoked: count("revoked"), missing: count("missing"), pending: count("pending"),
+    active: count("active"),
+    invalid: count("invalid"),
+    revoked: count("revoked"),
+    missing: count("missing"),
+    pending: count("pending"),
     health: { pass: 0, warning: 0, fail: 0 },
-    rotations_in_window: [...history.values()].flat().filter((k) => k.retiredReason === "rotated" && k.retiredAt && k.retiredAt.getTime() >= windowStart).length,
+    rotations_in_window: [...history.values()].flat().filter((k) => k.retiredReason === "rotated" && k.retiredAt && k.retiredAt.getTime() >= windowStart)
+      .length,
     oldest_key_days: ages.length > 0 ? Math.max(...ages) : null,
     stale_keys: ages.filter((a) => a >= STALE_KEY_DAYS).length,
     age_buckets: { under_6_months: 0, over_6_months: 0, over_2_years: 0 },
@@ -69,7 +80,12 @@ export async function getDkimOverview(svc: Services, ctx: ServiceContext, domain
   const findings: Finding[] = selectors.filter((s) => PUBLISHED.has(s.status)).flatMap((s) => s.issues);
   for (const s of selectors) {
     if (s.status === "missing" && s.reports && s.reports.messages > 0) {
-      findings.push({ rule: "dkim.selector.missing_but_used", severity: "High", description: `${s.selector}: DMARC reports show ${s.reports.messages} message(s) signed with this selector in the last ${days} days, but it no longer resolves.`, fix: `Republish ${s.host} or stop signing with it.` });
+      findings.push({
+        rule: "dkim.selector.missing_but_used",
+        severity: "High",
+        description: `${s.selector}: DMARC reports show ${s.reports.messages} message(s) signed with this selector in the last ${days} days, but it no longer resolves.`,
+        fix: `Republish ${s.host} or stop signing with it.`,
+      });
     }
   }
   return { domain: domain.name, days, summary, selectors, signers: signerList, findings };

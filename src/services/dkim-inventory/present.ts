@@ -56,8 +56,7 @@ export interface SelectorView {
 }
 
 /** Whole days since `since`, never negative; null without a date. */
-export const ageDays = (since: Date | null, now: Date): number | null =>
-  since ? Math.max(0, Math.floor((now.getTime() - since.getTime()) / DAY_MS)) : null;
+export const ageDays = (since: Date | null, now: Date): number | null => (since ? Math.max(0, Math.floor((now.getTime() - since.getTime()) / DAY_MS)) : null);
 
 export function keyView(row: SelectorRow, now: Date): KeyView | null {
   if (!row.keyFingerprint) return null;

@@ -19,8 +19,12 @@ export const windowStartDay = (now: Date, days: number): string => new Date(now.
 export async function listSelectors(db: Db, domainId: number): Promise<SelectorRow[]> {
   const out: SelectorRow[] = [];
   for (let after = 0; ; ) {
-    const page = await db.select().from(dkimSelectors).where(and(eq(dkimSelectors.domainId, domainId), gt(dkimSelectors.id, after)))
-      .orderBy(asc(dkimSelectors.id)).limit(MAX_SELECTORS_SHOWN);
+    const page = await db
+      .select()
+      .from(dkimSelectors)
+      .where(and(eq(dkimSelectors.domainId, domainId), gt(dkimSelectors.id, after)))
+      .orderBy(asc(dkimSelectors.id))
+      .limit(MAX_SELECTORS_SHOWN);
     out.push(...page);
     if (page.length < MAX_SELECTORS_SHOWN) break;
     after = page[page.length - 1]?.id ?? after;
@@ -29,7 +33,11 @@ export async function listSelectors(db: Db, domainId: number): Promise<SelectorR
 }
 
 export async function findSelector(db: Db, domainId: number, selector: string): Promise<SelectorRow | null> {
-  const [row] = await db.select().from(dkimSelectors).where(and(eq(dkimSelectors.domainId, domainId), eq(dkimSelectors.selector, selector.toLowerCase()))).limit(1);
+  const [row] = await db
+    .select()
+    .from(dkimSelectors)
+    .where(and(eq(dkimSelectors.domainId, domainId), eq(dkimSelectors.selector, selector.toLowerCase())))
+    .limit(1);
   return row ?? null;
 }
 
@@ -62,11 +70,16 @@ export async function reportsBySelector(db: Db, domainId: number, domainName: st
   const rows = await db
     .select({ selector: sql<string>`lower(${dmarcRows.dkimSelector})`, ...sums })
     .from(dmarcRows)
-    .where(and(
-      eq(dmarcRows.domainId, domainId), gte(dmarcRows.day, fromDay), isNotNull(dmarcRows.dkimSelector), fromCompleteReport,
-      sql`lower(${dmarcRows.dkimDomain}) = ${domainName}`,
-      ...(selector ? [sql`lower(${dmarcRows.dkimSelector}) = ${selector.toLowerCase()}`] : []),
-    ))
+    .where(
+      and(
+        eq(dmarcRows.domainId, domainId),
+        gte(dmarcRows.day, fromDay),
+        isNotNull(dmarcRows.dkimSelector),
+        fromCompleteReport,
+        sql`lower(${dmarcRows.dkimDomain}) = ${domainName}`,
+        ...(selector ? [sql`lower(${dmarcRows.dkimSelector}) = ${selector.toLowerCase()}`] : []),
+      ),
+    )
     .groupBy(sql`lower(${dmarcRows.dkimSelector})`)
     .limit(MAX_SELECTORS_SHOWN);
   return new Map(rows.map((r) => [r.selector, totals(r.messages, r.pass, r.sources)]));

@@ -74,7 +74,11 @@ const staleResult = (): InventoryRefresh => ({ statements: [], events: [], alert
 
 function missingEntry(selector: string, reason: string): SelectorEntry {
   return {
-    status: "missing", delegated_to: null, provider: null, key: null, record: null,
+    status: "missing",
+    delegated_to: null,
+    provider: null,
+    key: null,
+    record: null,
     issues: [{ rule: "dkim.selector.missing", severity: "Info", description: `${selector}: ${reason}`, fix: null }],
   };
 }

@@ -28,8 +28,7 @@ export interface SelectorPlan {
 }
 
 const RANK: Record<Severity, number> = { Critical: 0, High: 1, Medium: 2, Low: 3, Info: 4 };
-const worst = (fs: Finding[]): Severity | null =>
-  fs.reduce<Severity | null>((w, f) => (w === null || RANK[f.severity] < RANK[w] ? f.severity : w), null);
+const worst = (fs: Finding[]): Severity | null => fs.reduce<Severity | null>((w, f) => (w === null || RANK[f.severity] < RANK[w] ? f.severity : w), null);
 
 /** fail: no usable record or a High/Critical finding; warning: revoked, pending or a Medium/Low finding. */
 export function healthOf(status: SelectorStatus, issues: Finding[]): Health {
@@ -70,10 +69,25 @@ export function planSelector(p: PlanInput): SelectorPlan {
     if (row === null || row.status === "missing") return out;
     out.status = "missing";
     out.issues = e.issues;
-    out.statements.push(db.update(dkimSelectors).set({
-      status: "missing", health: "fail", missingSince: row.missingSince ?? now, record: null, delegatedTo: null,
-      keyType: null, keyBits: null, keyFingerprint: null, keyTesting: null, keyFirstSeenAt: null, staleNotifiedAt: null, issues: e.issues,
-    }).where(eq(dkimSelectors.id, row.id)));
+    out.statements.push(
+      db
+        .update(dkimSelectors)
+        .set({
+          status: "missing",
+          health: "fail",
+          missingSince: row.missingSince ?? now,
+          record: null,
+          delegatedTo: null,
+          keyType: null,
+          keyBits: null,
+          keyFingerprint: null,
+          keyTesting: null,
+          keyFirstSeenAt: null,
+          staleNotifiedAt: null,
+          issues: e.issues,
+        })
+        .where(eq(dkimSelectors.id, row.id)),
+    );
     if (oldFp) retire(oldFp, "removed");
     if (wasPublished) ev("dkim.selector.removed", { fingerprint: oldFp, last_seen_at: row.lastSeenAt?.toISOString() ?? null });
     return out;
@@ -86,32 +100,63 @@ export function planSelector(p: PlanInput): SelectorPlan {
   const rotations = (row?.rotations ?? 0) + (rotated ? 1 : 0);
   const health = healthOf(e.status, e.issues);
   const values = {
-    status: e.status, health, provider: e.provider ?? p.providerHint ?? row?.provider ?? null, delegatedTo: e.delegated_to, record: e.record,
-    keyType: e.key?.type ?? null, keyBits: e.key?.bits ?? null, keyFingerprint: newFp, keyTesting: e.key?.testing ?? null,
+    status: e.status,
+    health,
+    provider: e.provider ?? p.providerHint ?? row?.provider ?? null,
+    delegatedTo: e.delegated_to,
+    record: e.record,
+    keyType: e.key?.type ?? null,
+    keyBits: e.key?.bits ?? null,
+    keyFingerprint: newFp,
+    keyTesting: e.key?.testing ?? null,
     keyFirstSeenAt: newFp === null ? null : sameKey ? (row?.keyFirstSeenAt ?? now) : now,
     staleNotifiedAt: sameKey ? (row?.staleNotifiedAt ?? null) : null,
-    rotations, issues: e.issues, lastSeenAt: now, missingSince: null,
+    rotations,
+    issues: e.issues,
+    lastSeenAt: now,
+    missingSince: null,
   };
   out.status = e.status;
   out.issues = e.issues;
   if (row === null) {
-    out.statements.push(db.insert(dkimSelectors).values({ domainId: domain.id, selector, source: p.source ?? "discovered", firstSeenAt: now, ...values }).onConflictDoNothing());
+    out.statements.push(
+      db
+        .insert(dkimSelectors)
+        .values({ domainId: domain.id, selector, source: p.source ?? "discovered", firstSeenAt: now, ...values })
+        .onConflictDoNothing(),
+    );
   } else {
-    out.statements.push(db.update(dkimSelectors).set({ ...values, firstSeenAt: row.firstSeenAt ?? now }).where(eq(dkimSelectors.id, row.id)));
+    out.statements.push(
+      db
+        .update(dkimSelectors)
+        .set({ ...values, firstSeenAt: row.firstSeenAt ?? now })
+        .where(eq(dkimSelectors.id, row.id)),
+    );
   }
 
   if (oldFp !== null && !sameKey) retire(oldFp, e.status === "revoked" ? "revoked" : newFp ? "rotated" : "removed");
   if (newFp !== null && e.key) {
-    const selectorId = row ? row.id : sql<number>`(select ${dkimSelectors.id} from ${dkimSelectors} where ${dkimSelectors.domainId} = ${domain.id} and ${dkimSelectors.selector} = ${selector})`;
+    const selectorId = row
+      ? row.id
+      : sql<number>`(select ${dkimSelectors.id} from ${dkimSelectors} where ${dkimSelectors.domainId} = ${domain.id} and ${dkimSelectors.selector} = ${selector})`;
     const record = e.record ?? "";
-    out.statements.push(db.insert(dkimKeys)
-      .values({ selectorId, fingerprint: newFp, type: e.key.type, bits: e.key.bits, record, firstSeenAt: now, lastSeenAt: now })
-      .onConflictDoUpdate({ target: [dkimKeys.selectorId, dkimKeys.fingerprint], set: { lastSeenAt: now, record, retiredAt: null, retiredReason: null } }));
+    out.statements.push(
+      db
+        .insert(dkimKeys)
+        .values({ selectorId, fingerprint: newFp, type: e.key.type, bits: e.key.bits, record, firstSeenAt: now, lastSeenAt: now })
+        .onConflictDoUpdate({ target: [dkimKeys.selectorId, dkimKeys.fingerprint], set: { lastSeenAt: now, record, retiredAt: null, retiredReason: null } }),
+    );
   }
 
   const key = { fingerprint: newFp, type: e.key?.type ?? null, bits: e.key?.bits ?? null };
   if (!wasPublished) {
-    ev("dkim.selector.added", { source: row?.source ?? p.source ?? "discovered", status: e.status, ...key, provider: values.provider, delegated_to: e.delegated_to });
+    ev("dkim.selector.added", {
+      source: row?.source ?? p.source ?? "discovered",
+      status: e.status,
+      ...key,
+      provider: values.provider,
+      delegated_to: e.delegated_to,
+    });
   } else if (e.status === "revoked" && row?.status !== "revoked") {
     ev("dkim.key.revoked", { fingerprint: oldFp });
   } else if (rotated) {
@@ -125,7 +170,11 @@ export function planSelector(p: PlanInput): SelectorPlan {
   const sev = worst(serious);
   if (sev) {
     out.alert = {
-      teamId: domain.teamId, domain: { id: domain.id, name: domain.name }, kind: "dkim", subject: `dkim:${selector}`, severity: sev,
+      teamId: domain.teamId,
+      domain: { id: domain.id, name: domain.name },
+      kind: "dkim",
+      subject: `dkim:${selector}`,
+      severity: sev,
       title: `DKIM selector ${selector}: ${serious.length === 1 ? serious[0]?.rule : `${serious.length} serious findings`}`,
       body: serious.map((f) => f.description).join("\n"),
     };

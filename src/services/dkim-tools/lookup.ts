@@ -48,7 +48,10 @@ function parseSelectorParams(input: LookupInput, errors: FieldErrors): string[] 
     else list.push(input.selector.trim());
   }
   if (input.selectors !== undefined) {
-    const parts = input.selectors.split(",").map((s) => s.trim()).filter((s) => s !== "");
+    const parts = input.selectors
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== "");
     if (parts.length === 0) errors.selectors = ["must name at least one selector"];
     list.push(...parts);
   }
@@ -70,8 +73,11 @@ function parseSelectorParams(input: LookupInput, errors: FieldErrors): string[] 
 async function providersOf(domain: string, resolver: Resolver): Promise<string[]> {
   const [mx, spf] = await Promise.all([resolver.query(domain, "MX"), fetchSpf(domain, resolver)]);
   const hosts = mx.kind === "records" ? mx.records.map((r) => r.exchange).filter((h) => h !== "") : [];
-  const includes = spf.kind === "record"
-    ? parseSpf(spf.record).mechanisms.filter((m) => m.name === "include" && m.domainSpec !== null).map((m) => m.domainSpec ?? "")
-    : [];
+  const includes =
+    spf.kind === "record"
+      ? parseSpf(spf.record)
+          .mechanisms.filter((m) => m.name === "include" && m.domainSpec !== null)
+          .map((m) => m.domainSpec ?? "")
+      : [];
   return inferProviders({ mx: hosts, spfIncludes: includes });
 }

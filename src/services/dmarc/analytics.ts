@@ -6,7 +6,7 @@ import type { Services } from "../../services";
 import { getDomainInTeam } from "../domains/get-domain";
 import { enforcementAdvice, senderFixes, suggestedRecord, type EnforcementAdvice, type SenderFailure } from "./advice";
 import { identifySources, SENDER_LIMITS } from "./senders";
-import { type ServiceContext } from "../context";
+import type { ServiceContext } from "../context";
 import { refusalsSince } from "./quota";
 
 /** Sources listed per response (by messages); reverse DNS only for the first SENDER_LIMITS.ptrPerRequest. */
@@ -14,7 +14,16 @@ export const MAX_SOURCES = 100;
 /** A known sender is "failing" when more than this share of its messages fails DMARC. */
 export const SENDER_FAIL_SHARE = 0.02;
 
-interface SourceRow { ip: string; messages: number; pass: number; spf_pass: number; dkim_pass: number; spf_aligned: number; dkim_aligned: number; own_spf_fail: number }
+interface SourceRow {
+  ip: string;
+  messages: number;
+  pass: number;
+  spf_pass: number;
+  dkim_pass: number;
+  spf_aligned: number;
+  dkim_aligned: number;
+  own_spf_fail: number;
+}
 
 const dayStr = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const n = (x: number | null | undefined) => Number(x ?? 0);
@@ -51,7 +60,10 @@ export async function getDmarcAnalytics(svc: Services, ctx: ServiceContext, doma
       SELECT policy FROM dmarc_reports WHERE domain_id = ${domain.id} AND status = 'complete' ORDER BY date_end DESC LIMIT 1`),
   ]);
 
-  const ids = await identifySources(svc, sources.slice(0, SENDER_LIMITS.ptrPerRequest).map((s) => s.ip));
+  const ids = await identifySources(
+    svc,
+    sources.slice(0, SENDER_LIMITS.ptrPerRequest).map((s) => s.ip),
+  );
   const byDay = new Map(daily.map((d) => [d.day, d]));
   const series = Array.from({ length: days }, (_, i) => {
     const day = dayStr(todayMs - (days - 1 - i) * DAY_MS);
@@ -78,7 +90,11 @@ export async function getDmarcAnalytics(svc: Services, ctx: ServiceContext, doma
       failing.set(id.sender, f);
     }
     return {
-      ip: s.ip, ptr: id?.ptr ?? null, sender: id?.sender ?? null, identified_by: id?.via ?? null, messages: m,
+      ip: s.ip,
+      ptr: id?.ptr ?? null,
+      sender: id?.sender ?? null,
+      identified_by: id?.via ?? null,
+      messages: m,
       dmarc: { pass: n(s.pass), fail },
       spf: { pass: n(s.spf_pass), fail: m - n(s.spf_pass), aligned: n(s.spf_aligned) },
       dkim: { pass: n(s.dkim_pass), fail: m - n(s.dkim_pass), aligned: n(s.dkim_aligned) },
@@ -92,22 +108,30 @@ export async function getDmarcAnalytics(svc: Services, ctx: ServiceContext, doma
   const policy = latest?.policy ? (JSON.parse(latest.policy) as { p?: string | null }) : null;
   const reportAddress = `${domain.reportToken}@${svc.config.reportDomain}`;
   const enforcement: EnforcementAdvice = enforcementAdvice({
-    current: policy?.p ?? domain.dmarcPolicy ?? null, passRate: messages > 0 ? pass / messages : null,
-    daysWithData: daily.filter((d) => n(d.messages) > 0).length, messages, failingSenders: failingSenders.map((f) => f.sender),
+    current: policy?.p ?? domain.dmarcPolicy ?? null,
+    passRate: messages > 0 ? pass / messages : null,
+    daysWithData: daily.filter((d) => n(d.messages) > 0).length,
+    messages,
+    failingSenders: failingSenders.map((f) => f.sender),
   });
   return {
     domain: { id: domain.id, name: domain.name },
     window: { days, from, to },
     report_address: reportAddress,
     summary: {
-      reports: n(reports?.reports), reporters: n(reports?.reporters), messages,
+      reports: n(reports?.reports),
+      reporters: n(reports?.reporters),
+      messages,
       first_report_at: reports?.first ? new Date(reports.first).toISOString() : null,
       last_report_at: reports?.last ? new Date(reports.last).toISOString() : null,
       refused: await refusalsSince(svc, domain.id, new Date(`${from}T00:00:00Z`)),
     },
     alignment: {
       rate: messages > 0 ? Math.round((pass / messages) * 10_000) / 10_000 : null,
-      pass, fail: messages - pass, spf_aligned: spfAligned, dkim_aligned: dkimAligned,
+      pass,
+      fail: messages - pass,
+      spf_aligned: spfAligned,
+      dkim_aligned: dkimAligned,
     },
     sources: sourceViews,
     sources_total: n(total?.sources),

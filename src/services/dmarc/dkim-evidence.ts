@@ -40,23 +40,48 @@ export async function selectorStatements(svc: Services, target: { id: number; na
   const seen = new Date(Math.min(parsed.metadata.end * 1000, now.getTime()));
   const reported = reportedSelectors(target.name, parsed).map((s) => s.selector.toLowerCase());
   if (reported.length === 0) return [];
-  const known = new Set((await db.select({ selector: dkimSelectors.selector }).from(dkimSelectors)
-    .where(and(eq(dkimSelectors.domainId, target.id), inArray(dkimSelectors.selector, reported)))).map((r) => r.selector));
-  const bump = reported.filter((s) => known.has(s)).map((s) =>
-    db.update(dkimSelectors).set({ lastReportAt: sql`max(coalesce(${dkimSelectors.lastReportAt}, 0), ${seen.getTime()})` })
-      .where(and(eq(dkimSelectors.domainId, target.id), eq(dkimSelectors.selector, s))));
+  const known = new Set(
+    (
+      await db
+        .select({ selector: dkimSelectors.selector })
+        .from(dkimSelectors)
+        .where(and(eq(dkimSelectors.domainId, target.id), inArray(dkimSelectors.selector, reported)))
+    ).map((r) => r.selector),
+  );
+  const bump = reported
+    .filter((s) => known.has(s))
+    .map((s) =>
+      db
+        .update(dkimSelectors)
+        .set({ lastReportAt: sql`max(coalesce(${dkimSelectors.lastReportAt}, 0), ${seen.getTime()})` })
+        .where(and(eq(dkimSelectors.domainId, target.id), eq(dkimSelectors.selector, s))),
+    );
   const fresh = reported.filter((s) => !known.has(s)).slice(0, MAX_LEARN_LOOKUPS);
   const resolver = svc.createResolver();
   const entries = await Promise.all(fresh.map(async (s) => ({ s, e: await checkSelector(target.name, s, resolver) })));
-  const learn = entries.filter(({ e }) => e.record !== null && (e.status === "active" || e.status === "revoked" || e.status === "invalid")).map(({ s }) => {
-    const cols = Object.keys(getTableColumns(dkimSelectors));
-    const provided: Record<string, unknown> = {
-      domainId: target.id, selector: s, source: "dmarc", status: "pending", health: "warning", rotations: 0, lastReportAt: seen.getTime(), createdAt: now.getTime(),
-    };
-    const values = sql.join(cols.map((k) => (k in provided ? sql`${provided[k]}` : sql`NULL`)), sql`, `);
-    return db.insert(dkimSelectors).select(sql`SELECT ${values}
+  const learn = entries
+    .filter(({ e }) => e.record !== null && (e.status === "active" || e.status === "revoked" || e.status === "invalid"))
+    .map(({ s }) => {
+      const cols = Object.keys(getTableColumns(dkimSelectors));
+      const provided: Record<string, unknown> = {
+        domainId: target.id,
+        selector: s,
+        source: "dmarc",
+        status: "pending",
+        health: "warning",
+        rotations: 0,
+        lastReportAt: seen.getTime(),
+        createdAt: now.getTime(),
+      };
+      const values = sql.join(
+        cols.map((k) => (k in provided ? sql`${provided[k]}` : sql`NULL`)),
+        sql`, `,
+      );
+      return db
+        .insert(dkimSelectors)
+        .select(sql`SELECT ${values}
       WHERE (SELECT COUNT(*) FROM dkim_selectors WHERE domain_id = ${target.id} AND source = 'dmarc') < ${MAX_LEARNED_SELECTORS}`)
-      .onConflictDoNothing();
-  });
+        .onConflictDoNothing();
+    });
   return [...bump, ...learn];
 }

@@ -4,7 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { normalizeDomainName } from "../../core/dns/names";
 import { parseReport, type ParsedReport, type ReportError } from "../../core/reports";
 import { domains } from "../../db/schema";
-import { ApiError, payloadTooLarge } from "../../lib/errors";
+import { type ApiError, payloadTooLarge } from "../../lib/errors";
 import type { Services } from "../../services";
 import { storeReport, type StoreTarget } from "./store";
 
@@ -32,7 +32,14 @@ export async function domainForRecipient(svc: Services, address: string): Promis
   const a = address.trim().replace(/^<|>$/g, "");
   const at = a.lastIndexOf("@");
   // Report tokens are stored in lower case (create-domain), so the whole address is compared case-insensitively.
-  if (at <= 0 || a.slice(at + 1).toLowerCase().replace(/\.$/, "") !== svc.config.reportDomain.toLowerCase()) return null;
+  if (
+    at <= 0 ||
+    a
+      .slice(at + 1)
+      .toLowerCase()
+      .replace(/\.$/, "") !== svc.config.reportDomain.toLowerCase()
+  )
+    return null;
   const token = a.slice(0, at).toLowerCase();
   if (token.length > 128) return null;
   const row = await svc.db.query.domains.findFirst({ where: eq(domains.reportToken, token), columns: { id: true, teamId: true, name: true, verified: true } });
@@ -78,7 +85,9 @@ export async function ingestReport(svc: Services, input: IngestInput): Promise<I
       throw refused("domain_mismatch", `The report is about ${policyDomain.slice(0, 253)}, not ${t.name}.`);
     }
   } else {
-    targets = await svc.db.select({ id: domains.id, teamId: domains.teamId, name: domains.name }).from(domains)
+    targets = await svc.db
+      .select({ id: domains.id, teamId: domains.teamId, name: domains.name })
+      .from(domains)
       .where(and(eq(domains.name, policyDomain), eq(domains.verified, true)));
     if (targets.length === 0) throw refused("unknown_domain", `No verified domain named ${policyDomain.slice(0, 253)} is monitored.`);
   }
@@ -94,7 +103,15 @@ export async function ingestReport(svc: Services, input: IngestInput): Promise<I
     if (!out.duplicate) duplicate = false;
   }
   if (parsed.warnings.length > 0) {
-    console.warn(JSON.stringify({ level: "warn", msg: "dmarc report warnings", org: parsed.metadata.orgName, report_id: parsed.metadata.reportId, warnings: parsed.warnings }));
+    console.warn(
+      JSON.stringify({
+        level: "warn",
+        msg: "dmarc report warnings",
+        org: parsed.metadata.orgName,
+        report_id: parsed.metadata.reportId,
+        warnings: parsed.warnings,
+      }),
+    );
   }
   return { report_id: parsed.metadata.reportId, domain: targets[0]?.name ?? policyDomain, records: parsed.totals.records, duplicate };
 }

@@ -17,7 +17,9 @@ const startOfDay = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.ge
 const secondsToNextDay = (now: Date) => Math.max(1, Math.ceil((startOfDay(now).getTime() + DAY_MS - now.getTime()) / 1000));
 
 async function countRefusal(svc: Services, domainId: number, reason: RefusalReason, now: Date): Promise<void> {
-  await svc.db.insert(dmarcRefusals).values({ domainId, day: dayOf(now), reason, count: 1 })
+  await svc.db
+    .insert(dmarcRefusals)
+    .values({ domainId, day: dayOf(now), reason, count: 1 })
     .onConflictDoUpdate({ target: [dmarcRefusals.domainId, dmarcRefusals.day, dmarcRefusals.reason], set: { count: sql`${dmarcRefusals.count} + 1` } })
     .catch((e: unknown) => console.warn(JSON.stringify({ level: "warn", msg: "refusal count not recorded", error: String(e) })));
 }
@@ -27,8 +29,7 @@ async function refuse(svc: Services, domainId: number, reason: RefusalReason, no
   throw error;
 }
 
-const overQuota = (message: string, now: Date) =>
-  new ApiError(429, "quota_exceeded", message, undefined, { "Retry-After": String(secondsToNextDay(now)) });
+const overQuota = (message: string, now: Date) => new ApiError(429, "quota_exceeded", message, undefined, { "Retry-After": String(secondsToNextDay(now)) });
 
 export async function planOf(svc: Services, domainId: number): Promise<Plan> {
   const row = await svc.db.select({ plan: teams.plan }).from(domains).innerJoin(teams, eq(teams.id, domains.teamId)).where(eq(domains.id, domainId)).get();
@@ -38,10 +39,19 @@ export async function planOf(svc: Services, domainId: number): Promise<Plan> {
 /** Before parsing: a domain already at its daily report count refuses at once (no parse, no write). */
 export async function admitReportCount(svc: Services, domainId: number, plan: Plan, now: Date): Promise<void> {
   const limits = REPORT_LIMITS[plan];
-  const today = await svc.db.select({ n: sql<number>`COUNT(*)` }).from(dmarcReports)
-    .where(and(eq(dmarcReports.domainId, domainId), gte(dmarcReports.receivedAt, startOfDay(now)))).get();
+  const today = await svc.db
+    .select({ n: sql<number>`COUNT(*)` })
+    .from(dmarcReports)
+    .where(and(eq(dmarcReports.domainId, domainId), gte(dmarcReports.receivedAt, startOfDay(now))))
+    .get();
   if ((today?.n ?? 0) >= limits.reports_per_day) {
-    await refuse(svc, domainId, "reports_per_day", now, overQuota(`This domain's report address accepts ${limits.reports_per_day} reports a day on its plan; retry tomorrow.`, now));
+    await refuse(
+      svc,
+      domainId,
+      "reports_per_day",
+      now,
+      overQuota(`This domain's report address accepts ${limits.reports_per_day} reports a day on its plan; retry tomorrow.`, now),
+    );
   }
 }
 
@@ -59,28 +69,62 @@ export async function admitParsedReport(svc: Services, domainId: number, plan: P
     await refuse(svc, domainId, "future_report", now, refused("report_in_future", "The report's date range starts in the future."));
   }
   if (endMs < now.getTime() - limits.retention_days * DAY_MS) {
-    await refuse(svc, domainId, "beyond_retention", now,
-      refused("beyond_retention", `The report ends more than ${limits.retention_days} days ago, beyond the plan's retention; it would never be visible.`));
+    await refuse(
+      svc,
+      domainId,
+      "beyond_retention",
+      now,
+      refused("beyond_retention", `The report ends more than ${limits.retention_days} days ago, beyond the plan's retention; it would never be visible.`),
+    );
   }
   const since = startOfDay(now);
-  const today = await svc.db.select({ records: sql<number>`COALESCE(SUM(${dmarcReports.records}), 0)` }).from(dmarcReports)
-    .where(and(eq(dmarcReports.domainId, domainId), gte(dmarcReports.receivedAt, since))).get();
+  const today = await svc.db
+    .select({ records: sql<number>`COALESCE(SUM(${dmarcReports.records}), 0)` })
+    .from(dmarcReports)
+    .where(and(eq(dmarcReports.domainId, domainId), gte(dmarcReports.receivedAt, since)))
+    .get();
   if ((today?.records ?? 0) + parsed.totals.records > limits.records_per_day) {
-    await refuse(svc, domainId, "records_per_day", now, overQuota(`This domain's report address accepts ${limits.records_per_day} records a day on its plan; retry tomorrow.`, now));
+    await refuse(
+      svc,
+      domainId,
+      "records_per_day",
+      now,
+      overQuota(`This domain's report address accepts ${limits.records_per_day} records a day on its plan; retry tomorrow.`, now),
+    );
   }
-  const reporter = await svc.db.select({ n: sql<number>`COUNT(*)` }).from(dmarcReports)
-    .where(and(eq(dmarcReports.domainId, domainId), gte(dmarcReports.receivedAt, since), eq(dmarcReports.orgName, orgName),
-      email === null ? sql`${dmarcReports.email} IS NULL` : eq(dmarcReports.email, email))).get();
+  const reporter = await svc.db
+    .select({ n: sql<number>`COUNT(*)` })
+    .from(dmarcReports)
+    .where(
+      and(
+        eq(dmarcReports.domainId, domainId),
+        gte(dmarcReports.receivedAt, since),
+        eq(dmarcReports.orgName, orgName),
+        email === null ? sql`${dmarcReports.email} IS NULL` : eq(dmarcReports.email, email),
+      ),
+    )
+    .get();
   if ((reporter?.n ?? 0) >= limits.reports_per_reporter_day) {
-    await refuse(svc, domainId, "reports_per_reporter", now,
-      overQuota(`This reporter sent ${limits.reports_per_reporter_day} reports for this domain today, the most accepted from one reporter; retry tomorrow.`, now));
+    await refuse(
+      svc,
+      domainId,
+      "reports_per_reporter",
+      now,
+      overQuota(
+        `This reporter sent ${limits.reports_per_reporter_day} reports for this domain today, the most accepted from one reporter; retry tomorrow.`,
+        now,
+      ),
+    );
   }
 }
 
 /** Refused reports of one domain since `from`, by reason (for the DMARC summary). */
 export async function refusalsSince(svc: Services, domainId: number, from: Date): Promise<{ total: number; by_reason: Record<string, number> }> {
-  const rows = await svc.db.select({ reason: dmarcRefusals.reason, n: sql<number>`SUM(${dmarcRefusals.count})` }).from(dmarcRefusals)
-    .where(and(eq(dmarcRefusals.domainId, domainId), gte(dmarcRefusals.day, dayOf(from)))).groupBy(dmarcRefusals.reason);
+  const rows = await svc.db
+    .select({ reason: dmarcRefusals.reason, n: sql<number>`SUM(${dmarcRefusals.count})` })
+    .from(dmarcRefusals)
+    .where(and(eq(dmarcRefusals.domainId, domainId), gte(dmarcRefusals.day, dayOf(from))))
+    .groupBy(dmarcRefusals.reason);
   const by_reason = Object.fromEntries(rows.map((r) => [r.reason, Number(r.n)]));
   return { total: rows.reduce((n, r) => n + Number(r.n), 0), by_reason };
 }

@@ -14,22 +14,37 @@ function keptFrom(now: Date, column: "day" | "ms") {
 
 export async function purgeDmarcData(svc: Services, budgetMs?: number) {
   const now = svc.clock.now();
-  const rows = await purgeInBatches(svc, "dmarc_rows", (limit) => sql`
+  const rows = await purgeInBatches(
+    svc,
+    "dmarc_rows",
+    (limit) => sql`
     DELETE FROM dmarc_rows WHERE id IN (
       SELECT r.id FROM dmarc_rows r JOIN domains d ON d.id = r.domain_id JOIN teams t ON t.id = d.team_id
       WHERE r.day < ${keptFrom(now, "day")} LIMIT ${limit})
-    RETURNING 1 AS one`, budgetMs);
+    RETURNING 1 AS one`,
+    budgetMs,
+  );
   // A report goes once none of its rows are left (its newest day is past the retention).
-  const reports = await purgeInBatches(svc, "dmarc_reports", (limit) => sql`
+  const reports = await purgeInBatches(
+    svc,
+    "dmarc_reports",
+    (limit) => sql`
     DELETE FROM dmarc_reports WHERE id IN (
       SELECT p.id FROM dmarc_reports p JOIN domains d ON d.id = p.domain_id JOIN teams t ON t.id = d.team_id
       WHERE p.status = 'complete' AND p.date_end < ${keptFrom(now, "ms")}
         AND NOT EXISTS (SELECT 1 FROM dmarc_rows r WHERE r.report_id = p.id) LIMIT ${limit})
-    RETURNING 1 AS one`, budgetMs);
-  const refusals = await purgeInBatches(svc, "dmarc_refusals", (limit) => sql`
+    RETURNING 1 AS one`,
+    budgetMs,
+  );
+  const refusals = await purgeInBatches(
+    svc,
+    "dmarc_refusals",
+    (limit) => sql`
     DELETE FROM dmarc_refusals WHERE rowid IN (
       SELECT x.rowid FROM dmarc_refusals x JOIN domains d ON d.id = x.domain_id JOIN teams t ON t.id = d.team_id
       WHERE x.day < ${keptFrom(now, "day")} LIMIT ${limit})
-    RETURNING 1 AS one`, budgetMs);
+    RETURNING 1 AS one`,
+    budgetMs,
+  );
   return { rows, reports, refusals };
 }

@@ -28,17 +28,23 @@ export const SENDER_LIMITS = {
   cacheMs: DAY_MS,
 } as const;
 
-interface PtrEntry { name: string | null }
-interface SpfEntry { networks: string[] }
+interface PtrEntry {
+  name: string | null;
+}
+interface SpfEntry {
+  networks: string[];
+}
 
 async function pool<T>(items: T[], n: number, f: (t: T) => Promise<void>): Promise<void> {
   let i = 0;
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
-    while (i < items.length) {
-      const item = items[i++] as T;
-      await f(item);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (i < items.length) {
+        const item = items[i++] as T;
+        await f(item);
+      }
+    }),
+  );
 }
 
 const sameIp = (a: Ip | null, b: Ip | null) => a !== null && b !== null && a.version === b.version && a.bytes.every((x, k) => x === b.bytes[k]);
@@ -63,7 +69,10 @@ async function readCache<T>(svc: Services, kind: string, keys: string[]): Promis
   const out = new Map<string, T>();
   const now = svc.clock.now().getTime();
   for (let i = 0; i < keys.length; i += 90) {
-    const rows = await svc.db.select().from(publicCache).where(and(eq(publicCache.kind, kind), inArray(publicCache.key, keys.slice(i, i + 90))));
+    const rows = await svc.db
+      .select()
+      .from(publicCache)
+      .where(and(eq(publicCache.kind, kind), inArray(publicCache.key, keys.slice(i, i + 90))));
     for (const r of rows) if (r.expiresAt.getTime() > now) out.set(r.key, r.value as T);
   }
   return out;
@@ -72,8 +81,12 @@ async function readCache<T>(svc: Services, kind: string, keys: string[]): Promis
 async function writeCache(svc: Services, kind: string, entries: Array<[string, unknown]>): Promise<void> {
   if (entries.length === 0) return;
   const expiresAt = new Date(svc.clock.now().getTime() + SENDER_LIMITS.cacheMs);
-  const stmts = entries.map(([key, value]) => svc.db.insert(publicCache).values({ kind, key, value, expiresAt })
-    .onConflictDoUpdate({ target: [publicCache.kind, publicCache.key], set: { value, expiresAt } }));
+  const stmts = entries.map(([key, value]) =>
+    svc.db
+      .insert(publicCache)
+      .values({ kind, key, value, expiresAt })
+      .onConflictDoUpdate({ target: [publicCache.kind, publicCache.key], set: { value, expiresAt } }),
+  );
   await commitAll(svc, stmts).catch(() => undefined); // a cache write never fails the request
 }
 
@@ -111,7 +124,11 @@ export async function identifySources(svc: Services, ips: string[], resolver: Re
 /** Flattened ip4/ip6 networks of each provider's documented SPF include (src/core/spf analyzeSpf). */
 async function providerRanges(svc: Services, resolver: Resolver) {
   const providers = KNOWN_SENDERS.filter((s) => s.spfInclude !== null);
-  const cached = await readCache<SpfEntry>(svc, "sender_spf", providers.map((p) => p.name));
+  const cached = await readCache<SpfEntry>(
+    svc,
+    "sender_spf",
+    providers.map((p) => p.name),
+  );
   const todo = providers.filter((p) => !cached.has(p.name)).slice(0, SENDER_LIMITS.spfProvidersPerRequest);
   const fresh: Array<[string, SpfEntry]> = [];
   await pool(todo, SENDER_LIMITS.concurrency, async (p) => {

@@ -41,9 +41,18 @@ function* rowChunks(parsed: ParsedReport): Generator<string> {
   for (const r of parsed.rows) {
     if (r.messages <= 0) continue;
     const t: RowTuple = [
-      r.day, r.sourceIp, r.headerFrom || null, r.disposition || null,
-      r.dmarcDkim === "pass" ? 1 : 0, r.dmarcSpf === "pass" ? 1 : 0,
-      r.dkimDomain, r.dkimSelector, r.dkimResult, r.spfDomain, r.spfResult, r.messages,
+      r.day,
+      r.sourceIp,
+      r.headerFrom || null,
+      r.disposition || null,
+      r.dmarcDkim === "pass" ? 1 : 0,
+      r.dmarcSpf === "pass" ? 1 : 0,
+      r.dkimDomain,
+      r.dkimSelector,
+      r.dkimResult,
+      r.spfDomain,
+      r.spfResult,
+      r.messages,
     ];
     const j = JSON.stringify(t);
     if (size + j.length > CHUNK_JSON_BYTES && parts.length > 0) {
@@ -64,7 +73,10 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
   const now = svc.clock.now();
   const m = parsed.metadata;
   const identity = and(eq(dmarcReports.domainId, target.id), eq(dmarcReports.orgName, m.orgName), eq(dmarcReports.reportId, m.reportId));
-  const existing = await db.select({ id: dmarcReports.id, status: dmarcReports.status, receivedAt: dmarcReports.receivedAt }).from(dmarcReports).where(identity);
+  const existing = await db
+    .select({ id: dmarcReports.id, status: dmarcReports.status, receivedAt: dmarcReports.receivedAt })
+    .from(dmarcReports)
+    .where(identity);
   const stale: Statement[] = [];
   for (const e of existing) {
     if (e.status === "complete") return { duplicate: true, id: e.id, rows: 0 };
@@ -73,11 +85,23 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
   }
 
   const messages = parsed.rows.reduce((n, r) => n + r.messages, 0);
-  const insert = db.insert(dmarcReports).values({
-    domainId: target.id, orgName: m.orgName, reportId: m.reportId, email: m.email, version: parsed.version,
-    dateBegin: new Date(m.begin * 1000), dateEnd: new Date(m.end * 1000), records: parsed.totals.records,
-    messages, policy: parsed.policy, status: "processing", receivedAt: now,
-  }).returning({ id: dmarcReports.id });
+  const insert = db
+    .insert(dmarcReports)
+    .values({
+      domainId: target.id,
+      orgName: m.orgName,
+      reportId: m.reportId,
+      email: m.email,
+      version: parsed.version,
+      dateBegin: new Date(m.begin * 1000),
+      dateEnd: new Date(m.end * 1000),
+      records: parsed.totals.records,
+      messages,
+      policy: parsed.policy,
+      status: "processing",
+      receivedAt: now,
+    })
+    .returning({ id: dmarcReports.id });
   let reportRowId: number;
   try {
     // Stale leftovers go in the same transaction as the new row; the insert's RETURNING is the last result.
@@ -95,20 +119,34 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
   }
 
   // INSERT ... SELECT names every column of dmarc_rows in table order; the id is left to SQLite (NULL).
-  const insertChunk = (json: string): Statement => db.insert(dmarcRows).select(sql`
+  const insertChunk = (json: string): Statement =>
+    db.insert(dmarcRows).select(sql`
     SELECT NULL, ${reportRowId}, ${target.id}, ${col(0)}, ${col(1)}, ${col(2)}, ${col(3)}, ${col(4)}, ${col(5)},
       ${col(6)}, ${col(7)}, ${col(8)}, ${col(9)}, ${col(10)}, ${col(11)} FROM json_each(${json})`);
 
   // Everything that must land together with "complete": the last row chunk(s), evidence, event, alert.
   const domainRef = { id: target.id, name: target.name };
-  const event = buildEvent(db, {
-    type: "dmarc.report.received", teamId: target.teamId, domain: domainRef,
-    data: { report: { org_name: m.orgName, report_id: m.reportId, begin: new Date(m.begin * 1000).toISOString(), end: new Date(m.end * 1000).toISOString(), messages, records: parsed.totals.records } },
-  }, now);
+  const event = buildEvent(
+    db,
+    {
+      type: "dmarc.report.received",
+      teamId: target.teamId,
+      domain: domainRef,
+      data: {
+        report: {
+          org_name: m.orgName,
+          report_id: m.reportId,
+          begin: new Date(m.begin * 1000).toISOString(),
+          end: new Date(m.end * 1000).toISOString(),
+          messages,
+          records: parsed.totals.records,
+        },
+      },
+    },
+    now,
+  );
   const spike = await failureSpike(svc, target, parsed);
-  const alerts = spike
-    ? upsertAlerts(db, [spike], now, await openAlertKeys(db, target.teamId, target.id))
-    : { statements: [], eventIds: [] };
+  const alerts = spike ? upsertAlerts(db, [spike], now, await openAlertKeys(db, target.teamId, target.id)) : { statements: [], eventIds: [] };
   const closing: Statement[] = [
     ...(await selectorStatements(svc, target, parsed, now)),
     event.statement,
@@ -130,7 +168,10 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
   } catch (error) {
     // Best effort: remove the half-written report now; if this fails too, the processing row is
     // ignored by analytics and replaced by the next copy once stale.
-    await commitAll(svc, [db.delete(dmarcRows).where(eq(dmarcRows.reportId, reportRowId)), db.delete(dmarcReports).where(eq(dmarcReports.id, reportRowId))]).catch(() => undefined);
+    await commitAll(svc, [
+      db.delete(dmarcRows).where(eq(dmarcRows.reportId, reportRowId)),
+      db.delete(dmarcReports).where(eq(dmarcReports.id, reportRowId)),
+    ]).catch(() => undefined);
     throw error;
   }
   return { duplicate: false, id: reportRowId, rows: parsed.rows.length };

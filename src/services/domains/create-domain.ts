@@ -16,34 +16,57 @@ export interface CreateDomainInput {
   client_id?: number | null;
 }
 
-const isUniqueViolation = (e: unknown) => /UNIQUE constraint failed: domains\.team_id, domains\.name/.test(String(e instanceof Error ? `${e.message} ${String(e.cause)}` : e));
+const isUniqueViolation = (e: unknown) =>
+  /UNIQUE constraint failed: domains\.team_id, domains\.name/.test(String(e instanceof Error ? `${e.message} ${String(e.cause)}` : e));
 
 export async function createDomain(svc: Services, ctx: ServiceContext, input: CreateDomainInput): Promise<DomainRow> {
   requireWrite(ctx);
   const { teamId } = ctx;
   const name = normalizeDomainName(input.name);
   if (!name.ok) throw validationFailed({ name: [name.error] });
-  const exists = await svc.db.select({ id: domains.id }).from(domains).where(and(eq(domains.teamId, teamId), eq(domains.name, name.value))).get();
+  const exists = await svc.db
+    .select({ id: domains.id })
+    .from(domains)
+    .where(and(eq(domains.teamId, teamId), eq(domains.name, name.value)))
+    .get();
   if (exists) throw conflict(`${name.value} is already in this team.`);
   const team = await svc.db.select({ plan: teams.plan }).from(teams).where(eq(teams.id, teamId)).get();
   if (!team) throw notFound("Team");
   const limit = PLAN_LIMITS[team.plan].domains;
 
   const now = svc.clock.now();
-  const values = { name: name.value, client: input.client_id == null ? null : String(input.client_id), verificationToken: randomBase62(32), reportToken: randomBase62(20).toLowerCase() };
+  const values = {
+    name: name.value,
+    client: input.client_id == null ? null : String(input.client_id),
+    verificationToken: randomBase62(32),
+    reportToken: randomBase62(20).toLowerCase(),
+  };
   // The allowance is checked inside the insert (INSERT ... SELECT ... WHERE count < limit), so concurrent
   // adds cannot pass them together. drizzle names every column of the schema in order; unset ones are NULL.
   const provided: Record<string, unknown> = {
-    teamId, name: values.name, client: values.client, verified: 0, verificationToken: values.verificationToken,
-    reportToken: values.reportToken, createdAt: now.getTime(),
+    teamId,
+    name: values.name,
+    client: values.client,
+    verified: 0,
+    verificationToken: values.verificationToken,
+    reportToken: values.reportToken,
+    createdAt: now.getTime(),
   };
-  const selectList = sql.join(Object.keys(getTableColumns(domains)).map((k) => (k in provided ? sql`${provided[k]}` : sql`NULL`)), sql`, `);
-  const insert = svc.db.insert(domains).select(sql`SELECT ${selectList}
-    WHERE (SELECT COUNT(*) FROM domains WHERE team_id = ${teamId}) < ${limit}`).returning();
+  const selectList = sql.join(
+    Object.keys(getTableColumns(domains)).map((k) => (k in provided ? sql`${provided[k]}` : sql`NULL`)),
+    sql`, `,
+  );
+  const insert = svc.db
+    .insert(domains)
+    .select(sql`SELECT ${selectList}
+    WHERE (SELECT COUNT(*) FROM domains WHERE team_id = ${teamId}) < ${limit}`)
+    .returning();
   // The event needs the new id: it selects the row within the same transaction.
   const event = buildConditionalEvent(svc.db, { type: "domain.created", teamId, domain: { id: 0, name: name.value }, data: {} }, now, {
-    from: sql`domains`, where: sql`domains.team_id = ${teamId} AND domains.name = ${name.value}`,
-    patch: { path: "$.data.domain.id", value: sql`domains.id` }, domainId: sql`domains.id`,
+    from: sql`domains`,
+    where: sql`domains.team_id = ${teamId} AND domains.name = ${name.value}`,
+    patch: { path: "$.data.domain.id", value: sql`domains.id` },
+    domainId: sql`domains.id`,
   });
   let row: DomainRow | undefined;
   try {

@@ -15,8 +15,5 @@ export async function deleteDomain(svc: Services, ctx: ServiceContext, domainId:
   const now = svc.clock.now();
   // events.domain_id has no foreign key, so the event outlives the row it describes.
   const event = buildEvent(svc.db, { type: "domain.deleted", teamId, domain: domainRef(domain), data: {} }, now);
-  await commit(svc, [
-    event.statement,
-    svc.db.delete(domains).where(and(eq(domains.id, domain.id), eq(domains.teamId, teamId))),
-  ], [event.id]);
+  await commit(svc, [event.statement, svc.db.delete(domains).where(and(eq(domains.id, domain.id), eq(domains.teamId, teamId)))], [event.id]);
 }

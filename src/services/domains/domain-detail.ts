@@ -6,7 +6,7 @@ import type { Services } from "../../services";
 import type { StoredPosture } from "../../core/posture/stored";
 import { getDomainInTeam } from "./get-domain";
 import { domainView, reportAddress, verificationRecord } from "./views";
-import { type ServiceContext } from "../context";
+import type { ServiceContext } from "../context";
 
 export async function getDomainDetail(svc: Services, ctx: ServiceContext, domainId: number) {
   const { teamId } = ctx;
@@ -17,14 +17,17 @@ export async function getDomainDetail(svc: Services, ctx: ServiceContext, domain
     ...domainView(domain),
     verification: verificationRecord(domain),
     dmarc_report_address: reportAddress(domain, svc.config),
-    posture: last && stored ? {
-      check_id: last.id,
-      checked_at: iso(last.createdAt),
-      stale_parts: last.staleParts ?? [],
-      records: stored.records,
-      blacklists: stored.blacklists,
-      findings: stored.findings,
-    } : null,
+    posture:
+      last && stored
+        ? {
+            check_id: last.id,
+            checked_at: iso(last.createdAt),
+            stale_parts: last.staleParts ?? [],
+            records: stored.records,
+            blacklists: stored.blacklists,
+            findings: stored.findings,
+          }
+        : null,
     recommendations: stored?.recommendations ?? [],
     fixes: stored?.fixes ?? [],
   };

@@ -4,7 +4,7 @@ import { domains } from "../../db/schema";
 import { type PaginationQuery, pageOffset } from "../../lib/pagination";
 import type { Services } from "../../services";
 import { domainView } from "./views";
-import { type ServiceContext } from "../context";
+import type { ServiceContext } from "../context";
 
 export async function listDomains(svc: Services, ctx: ServiceContext, q: PaginationQuery) {
   const { teamId } = ctx;

@@ -19,11 +19,19 @@ export const OWNERSHIP_GRACE_MS = 3 * DAY_MS;
 export const OWNERSHIP_BATCH = 50;
 const OWNERSHIP_CONCURRENCY = 8;
 
-export async function recheckOwnership(svc: Services, limit = OWNERSHIP_BATCH): Promise<{ checked: number; missing: number; unverified: number; unknown: number }> {
+export async function recheckOwnership(
+  svc: Services,
+  limit = OWNERSHIP_BATCH,
+): Promise<{ checked: number; missing: number; unverified: number; unknown: number }> {
   const now = svc.clock.now();
-  const due = await svc.db.select().from(domains)
-    .where(and(eq(domains.verified, true), or(isNull(domains.ownershipCheckedAt), lte(domains.ownershipCheckedAt, new Date(now.getTime() - OWNERSHIP_RECHECK_MS)))))
-    .orderBy(asc(domains.ownershipCheckedAt)).limit(limit);
+  const due = await svc.db
+    .select()
+    .from(domains)
+    .where(
+      and(eq(domains.verified, true), or(isNull(domains.ownershipCheckedAt), lte(domains.ownershipCheckedAt, new Date(now.getTime() - OWNERSHIP_RECHECK_MS)))),
+    )
+    .orderBy(asc(domains.ownershipCheckedAt))
+    .limit(limit);
   const out = { checked: 0, missing: 0, unverified: 0, unknown: 0 };
   const resolver = svc.createResolver();
   // Lookups run a few at a time: a tick's batch never waits on one slow name after another.
@@ -34,7 +42,10 @@ export async function recheckOwnership(svc: Services, limit = OWNERSHIP_BATCH): 
     if (answer.kind === "temperror") {
       // Unknown, never "gone": look again in an hour.
       out.unknown++;
-      await svc.db.update(domains).set({ ownershipCheckedAt: new Date(now.getTime() - OWNERSHIP_RECHECK_MS + HOUR_MS) }).where(eq(domains.id, d.id));
+      await svc.db
+        .update(domains)
+        .set({ ownershipCheckedAt: new Date(now.getTime() - OWNERSHIP_RECHECK_MS + HOUR_MS) })
+        .where(eq(domains.id, d.id));
       return;
     }
     const present = answer.kind === "records" && answer.records.some((t) => t.trim() === expected.value);
@@ -60,18 +71,40 @@ async function unverify(svc: Services, d: typeof domains.$inferSelect, since: Da
   const record = verificationRecord(d);
   // Written only while the domain is still verified (before the update in the same batch), so a
   // concurrent verify or a second run never emits twice.
-  const event = buildConditionalEvent(db, { type: "domain.unverified", teamId: d.teamId, domain: ref, data: { missing_since: since.toISOString(), record } }, now, {
-    where: sql`EXISTS (SELECT 1 FROM domains WHERE id = ${d.id} AND verified = 1)`,
-  });
-  const alerts = upsertAlerts(db, [{
-    teamId: d.teamId, domain: ref, kind: "ownership", subject: "ownership", severity: "High",
-    title: `Ownership of ${d.name} is no longer verified`,
-    body: `The TXT record ${record.host} has been gone since ${since.toISOString().slice(0, 10)}. Monitoring and report ingestion stopped. Publish ${record.value} there again, then verify the domain.`,
-  }], now, await openAlertKeys(db, d.teamId, d.id));
-  await commitAll(svc, [
-    event.statement,
-    db.update(domains).set({ verified: false, verifiedAt: null, nextCheckAt: null, pendingCheckId: null, ownershipCheckedAt: now, ownershipMissingSince: since })
-      .where(and(eq(domains.id, d.id), eq(domains.verified, true))),
-    ...alerts.statements,
-  ], [event.id, ...alerts.eventIds]);
+  const event = buildConditionalEvent(
+    db,
+    { type: "domain.unverified", teamId: d.teamId, domain: ref, data: { missing_since: since.toISOString(), record } },
+    now,
+    {
+      where: sql`EXISTS (SELECT 1 FROM domains WHERE id = ${d.id} AND verified = 1)`,
+    },
+  );
+  const alerts = upsertAlerts(
+    db,
+    [
+      {
+        teamId: d.teamId,
+        domain: ref,
+        kind: "ownership",
+        subject: "ownership",
+        severity: "High",
+        title: `Ownership of ${d.name} is no longer verified`,
+        body: `The TXT record ${record.host} has been gone since ${since.toISOString().slice(0, 10)}. Monitoring and report ingestion stopped. Publish ${record.value} there again, then verify the domain.`,
+      },
+    ],
+    now,
+    await openAlertKeys(db, d.teamId, d.id),
+  );
+  await commitAll(
+    svc,
+    [
+      event.statement,
+      db
+        .update(domains)
+        .set({ verified: false, verifiedAt: null, nextCheckAt: null, pendingCheckId: null, ownershipCheckedAt: now, ownershipMissingSince: since })
+        .where(and(eq(domains.id, d.id), eq(domains.verified, true))),
+      ...alerts.statements,
+    ],
+    [event.id, ...alerts.eventIds],
+  );
 }

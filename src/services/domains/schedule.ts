@@ -73,4 +73,3 @@ export async function reserveCheck(svc: Services, domainId: number, now: Date): 
   if (!row) throw new Error(`domain ${domainId} vanished while reserving a check`);
   return { checkId: row.pending_check_id, created: row.pending_check_id === fresh };
 }
-

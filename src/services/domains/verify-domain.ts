@@ -38,19 +38,43 @@ export async function verifyDomain(svc: Services, ctx: ServiceContext, domainId:
 
   // next_check_at is leased (not "now"): the first check is queued right here, so the cron tick must not queue a second one.
   const checkId = newCheckId();
-  const event = buildConditionalEvent(svc.db, {
-    type: "domain.verified", teamId, domain: domainRef(domain), data: { verified_at: now.toISOString(), check_id: checkId },
-  }, now, { where: sql`EXISTS (SELECT 1 FROM domains WHERE id = ${domain.id} AND verified = 0)` });
-  const [, updated] = await commit(svc, [
-    event.statement,
-    svc.db.update(domains).set({ verified: true, verifiedAt: now, nextCheckAt: new Date(now.getTime() + CHECK_LEASE_MS), pendingCheckId: checkId, pendingCheckAt: now, ownershipCheckedAt: now, ownershipMissingSince: null })
-      .where(and(eq(domains.id, domain.id), eq(domains.teamId, teamId), eq(domains.verified, false))).returning(),
-  ], ([, rows]) => (rows.length > 0 ? [event.id] : []));
+  const event = buildConditionalEvent(
+    svc.db,
+    {
+      type: "domain.verified",
+      teamId,
+      domain: domainRef(domain),
+      data: { verified_at: now.toISOString(), check_id: checkId },
+    },
+    now,
+    { where: sql`EXISTS (SELECT 1 FROM domains WHERE id = ${domain.id} AND verified = 0)` },
+  );
+  const [, updated] = await commit(
+    svc,
+    [
+      event.statement,
+      svc.db
+        .update(domains)
+        .set({
+          verified: true,
+          verifiedAt: now,
+          nextCheckAt: new Date(now.getTime() + CHECK_LEASE_MS),
+          pendingCheckId: checkId,
+          pendingCheckAt: now,
+          ownershipCheckedAt: now,
+          ownershipMissingSince: null,
+        })
+        .where(and(eq(domains.id, domain.id), eq(domains.teamId, teamId), eq(domains.verified, false)))
+        .returning(),
+    ],
+    ([, rows]) => (rows.length > 0 ? [event.id] : []),
+  );
   const row = updated[0];
   if (row) {
     // A lost enqueue is not fatal: the lease on next_check_at expires and the cron tick schedules the check.
-    await enqueueChecks(svc, [{ domain_id: domain.id, check_id: checkId, trigger: "verify" }])
-      .catch((e: unknown) => console.warn(JSON.stringify({ level: "warn", msg: "first check enqueue failed", domain_id: domain.id, error: String(e) })));
+    await enqueueChecks(svc, [{ domain_id: domain.id, check_id: checkId, trigger: "verify" }]).catch((e: unknown) =>
+      console.warn(JSON.stringify({ level: "warn", msg: "first check enqueue failed", domain_id: domain.id, error: String(e) })),
+    );
   }
   return { verified: true, domain: row ?? { ...domain, verified: true }, checked_at: now.toISOString(), record_found: true, reason: "ownership record found" };
 }

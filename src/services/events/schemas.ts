@@ -76,7 +76,12 @@ export const EVENT_DATA = {
     delegated_to: z.string().nullable(),
   }),
   "dkim.selector.removed": selectorEvent({ fingerprint: z.string().nullable(), last_seen_at: iso().nullable() }),
-  "dkim.key.rotated": selectorEvent({ old_fingerprint: z.string().nullable(), new_fingerprint: z.string().nullable(), type: KeyType, bits: z.number().int().nullable() }),
+  "dkim.key.rotated": selectorEvent({
+    old_fingerprint: z.string().nullable(),
+    new_fingerprint: z.string().nullable(),
+    type: KeyType,
+    bits: z.number().int().nullable(),
+  }),
   "dkim.key.revoked": selectorEvent({ fingerprint: z.string().nullable() }),
   "dkim.record.changed": selectorEvent({
     fingerprint: z.string().nullable(),
@@ -85,7 +90,12 @@ export const EVENT_DATA = {
     old_status: z.string().nullable(),
     new_status: z.string().nullable(),
   }),
-  "dkim.key.stale": selectorEvent({ fingerprint: z.string().nullable(), age_days: z.number().int().nullable(), first_seen_at: iso().nullable(), threshold_days: z.number().int() }),
+  "dkim.key.stale": selectorEvent({
+    fingerprint: z.string().nullable(),
+    age_days: z.number().int().nullable(),
+    first_seen_at: iso().nullable(),
+    threshold_days: z.number().int(),
+  }),
   "dmarc.report.received": domainEvent({
     report: z.object({ org_name: z.string(), report_id: z.string(), begin: iso(), end: iso(), messages: z.number().int(), records: z.number().int() }),
   }),

@@ -1,9 +1,7 @@
 // Practical email address syntax (RFC 5321 §4.1.2/§4.5.3.1, RFC 5322 §3.4.1 addr-spec, RFC 6531 UTF-8 local parts). No I/O.
 import { normalizeDomainName } from "../../core/dns/names";
 
-export type AddressSyntax =
-  | { ok: true; local: string; domain: string; address: string }
-  | { ok: false; reason: string; domain: string | null };
+export type AddressSyntax = { ok: true; local: string; domain: string; address: string } | { ok: false; reason: string; domain: string | null };
 
 const MAX_LOCAL = 64; // RFC 5321 §4.5.3.1.1 (octets)
 const MAX_ADDRESS = 254; // RFC 5321 §4.5.3.1.3: a 256-octet path includes the angle brackets

@@ -70,11 +70,14 @@ export async function domainFacts(domain: string, resolver: Resolver): Promise<D
   const status: MxStatus = mx.status === "temperror" ? "temperror" : mx.nullMx ? "null_mx" : mx.records.length === 0 ? "none" : "present";
   const hosts = mx.hosts.map((h) => ({ host: h.host, preference: h.preference, status: h.status }));
   return {
-    domain, nxdomain: mx.nxdomain,
+    domain,
+    nxdomain: mx.nxdomain,
     mx: { status, hosts },
     mxUnreachable: hosts.length > 0 && hosts.every((h) => h.status === "unresolvable" || h.status === "ip-literal"),
     provider: providerFromMx(mx.records.map((m) => m.exchange)),
-    spf: spf, dmarc: dmarc.state, dmarcTesting: dmarc.testing,
+    spf: spf,
+    dmarc: dmarc.state,
+    dmarcTesting: dmarc.testing,
     strength: policyStrength(spf, dmarc.state, dmarc.testing),
     unreachable: status === "temperror" && spf === "temperror" && dmarc.state === "temperror",
   };

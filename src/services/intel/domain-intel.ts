@@ -18,7 +18,12 @@ export function nothingResolved(a: DomainAnalysis): boolean {
 
 export async function domainIntel(svc: Services, input: string, full: boolean) {
   const domain = validDomain(input);
-  const analysis = await analyzeDomain(domain, { resolver: svc.createResolver(), fetch: svc.fetch, clock: svc.clock, allowPrivateTargets: svc.config.webhookAllowPrivate });
+  const analysis = await analyzeDomain(domain, {
+    resolver: svc.createResolver(),
+    fetch: svc.fetch,
+    clock: svc.clock,
+    allowPrivateTargets: svc.config.webhookAllowPrivate,
+  });
   if (nothingResolved(analysis)) throw dependencyUnavailable();
   return full ? fullView(analysis) : summaryView(analysis);
 }

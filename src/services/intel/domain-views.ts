@@ -6,9 +6,11 @@ import type { SpfNode } from "../../core/spf/analyze";
 export function blacklistSummary(a: DomainAnalysis) {
   const b = a.blacklists;
   if (!b) return { status: "not_checked" as const, checked: 0, listed: [], unknown: 0 };
-  const status = b.listed.length > 0 ? "listed" as const : b.checked > 0 && b.unknown.length === b.checked ? "unknown" as const : "clean" as const;
+  const status = b.listed.length > 0 ? ("listed" as const) : b.checked > 0 && b.unknown.length === b.checked ? ("unknown" as const) : ("clean" as const);
   return {
-    status, checked: b.checked, unknown: b.unknown.length,
+    status,
+    checked: b.checked,
+    unknown: b.unknown.length,
     listed: b.listed.map((l) => ({ list: l.list, zone: l.zone, kind: l.kind, target: l.target, reasons: l.reasons, severity: l.severity })),
   };
 }
@@ -17,9 +19,17 @@ export function summaryView(a: DomainAnalysis) {
   const r = a.records;
   const part = (p: { status: PartStatus; record: string | null }) => ({ status: p.status, record: p.record });
   return {
-    domain: a.domain, score: a.score, grade: a.grade, dmarc_policy: a.parts.dmarc.policy,
+    domain: a.domain,
+    score: a.score,
+    grade: a.grade,
+    dmarc_policy: a.parts.dmarc.policy,
     records: {
-      spf: part(r.spf), dmarc: part(r.dmarc), bimi: part(r.bimi), mta_sts: part(r.mta_sts), tls_rpt: part(r.tls_rpt), mx: part(r.mx),
+      spf: part(r.spf),
+      dmarc: part(r.dmarc),
+      bimi: part(r.bimi),
+      mta_sts: part(r.mta_sts),
+      tls_rpt: part(r.tls_rpt),
+      mx: part(r.mx),
     },
     blacklists: blacklistSummary(a),
     recommendations: a.recommendations,
@@ -27,7 +37,15 @@ export function summaryView(a: DomainAnalysis) {
   };
 }
 
-interface FlatNode { domain: string; via: SpfNode["via"]; depth: number; parent: string | null; record: string | null; lookups: number; error: string | null }
+interface FlatNode {
+  domain: string;
+  via: SpfNode["via"];
+  depth: number;
+  parent: string | null;
+  record: string | null;
+  lookups: number;
+  error: string | null;
+}
 
 /** The include/redirect tree, depth first, as a flat list with parent links. */
 function flattenSpf(node: SpfNode | null, depth = 0, parent: string | null = null, out: FlatNode[] = []): FlatNode[] {
@@ -47,11 +65,20 @@ export function fullView(a: DomainAnalysis) {
     blacklist_details: a.blacklists,
     findings: a.findings,
     spf: {
-      status: spf.status, status_reason: spf.statusReason, records_found: spf.recordsFound,
+      status: spf.status,
+      status_reason: spf.statusReason,
+      records_found: spf.recordsFound,
       lookups: {
-        total: spf.lookups.total, limit: spf.lookups.limit, truncated: spf.lookups.truncated,
+        total: spf.lookups.total,
+        limit: spf.lookups.limit,
+        truncated: spf.lookups.truncated,
         by_term: spf.lookups.byTerm.map((t) => ({
-          term: t.term, position: t.position, lookups: t.lookups, void_lookups: t.voidLookups, dynamic: t.dynamic, note: t.note,
+          term: t.term,
+          position: t.position,
+          lookups: t.lookups,
+          void_lookups: t.voidLookups,
+          dynamic: t.dynamic,
+          note: t.note,
           target: t.child?.domain ?? null,
         })),
       },
@@ -64,17 +91,37 @@ export function fullView(a: DomainAnalysis) {
     },
     dmarc: {
       discovery: {
-        status: dmarc.discovery.status, policy_domain: dmarc.discovery.policyDomain, org_domain: dmarc.discovery.orgDomain,
-        inherited: dmarc.discovery.inherited, queries: dmarc.discovery.queries, temperror: dmarc.discovery.temperror,
+        status: dmarc.discovery.status,
+        policy_domain: dmarc.discovery.policyDomain,
+        org_domain: dmarc.discovery.orgDomain,
+        inherited: dmarc.discovery.inherited,
+        queries: dmarc.discovery.queries,
+        temperror: dmarc.discovery.temperror,
         steps: dmarc.discovery.steps.map((s) => ({
-          domain: s.domain, name: s.result.name, result: s.result.kind, record: s.result.kind === "record" ? s.result.record : null,
+          domain: s.domain,
+          name: s.result.name,
+          result: s.result.kind,
+          record: s.result.kind === "record" ? s.result.record : null,
         })),
       },
-      tags: d ? {
-        p: d.p, sp: d.sp, np: d.np, t: d.t, psd: d.psd, adkim: d.adkim, aspf: d.aspf,
-        rua: d.rua.map((u) => u.uri), ruf: d.ruf.map((u) => u.uri), fo: d.fo, pct: d.pct, rf: d.rf, ri: d.ri,
-        effective: d.effective,
-      } : null,
+      tags: d
+        ? {
+            p: d.p,
+            sp: d.sp,
+            np: d.np,
+            t: d.t,
+            psd: d.psd,
+            adkim: d.adkim,
+            aspf: d.aspf,
+            rua: d.rua.map((u) => u.uri),
+            ruf: d.ruf.map((u) => u.uri),
+            fo: d.fo,
+            pct: d.pct,
+            rf: d.rf,
+            ri: d.ri,
+            effective: d.effective,
+          }
+        : null,
       suggested_record: dmarc.fix,
     },
     mta_sts: { policy_text: mtaSts.policy.text },

@@ -1,7 +1,7 @@
 // Risk check of email addresses: syntax, MX, provider, free/disposable/role flags, domain policy, score. DNS via one shared resolver.
 import { parseAddress } from "./address";
 import { isDisposableDomain } from "./disposable";
-import { type DomainFacts, DomainFactsCache, type MxStatus, type PolicyStrength, type SpfAll, type DmarcState } from "./domain-facts";
+import type { DomainFacts, DomainFactsCache, MxStatus, PolicyStrength, SpfAll, DmarcState } from "./domain-facts";
 import { isFreeDomain, isRoleLocal, type Provider } from "./tables";
 
 export interface Reason {
@@ -54,25 +54,48 @@ function score(facts: DomainFacts, flags: { free: boolean; disposable: boolean; 
 export async function checkAddress(input: string, cache: DomainFactsCache): Promise<{ result: EmailCheck; facts: DomainFacts | null }> {
   const syntax = parseAddress(input);
   const base: EmailCheck = {
-    email: input, valid_syntax: false, syntax_error: null, domain: syntax.domain, mx: { status: "not_checked", hosts: [] },
-    provider: null, free: false, disposable: false, role: false,
-    policy: { strength: "not_checked", spf: "not_checked", dmarc: "not_checked" }, score: 0, reasons: [],
+    email: input,
+    valid_syntax: false,
+    syntax_error: null,
+    domain: syntax.domain,
+    mx: { status: "not_checked", hosts: [] },
+    provider: null,
+    free: false,
+    disposable: false,
+    role: false,
+    policy: { strength: "not_checked", spf: "not_checked", dmarc: "not_checked" },
+    score: 0,
+    reasons: [],
   };
   if (!syntax.ok) {
-    return { result: { ...base, syntax_error: syntax.reason, reasons: [{ code: "invalid_syntax", points: 100, message: `Invalid address: ${syntax.reason}.` }] }, facts: null };
+    return {
+      result: { ...base, syntax_error: syntax.reason, reasons: [{ code: "invalid_syntax", points: 100, message: `Invalid address: ${syntax.reason}.` }] },
+      facts: null,
+    };
   }
   const [facts, disposable] = await Promise.all([cache.get(syntax.domain), isDisposableDomain(syntax.domain)]);
   const free = isFreeDomain(syntax.domain);
   const role = isRoleLocal(syntax.local);
   const reasons = score(facts, { free, disposable, role });
-  const provider = facts.provider && free && CONSUMER_NAMES[facts.provider.name]
-    ? { ...facts.provider, name: CONSUMER_NAMES[facts.provider.name] ?? facts.provider.name } : facts.provider;
+  const provider =
+    facts.provider && free && CONSUMER_NAMES[facts.provider.name]
+      ? { ...facts.provider, name: CONSUMER_NAMES[facts.provider.name] ?? facts.provider.name }
+      : facts.provider;
   return {
     facts,
     result: {
-      ...base, email: syntax.address, valid_syntax: true, domain: syntax.domain, mx: facts.mx, provider, free, disposable, role,
+      ...base,
+      email: syntax.address,
+      valid_syntax: true,
+      domain: syntax.domain,
+      mx: facts.mx,
+      provider,
+      free,
+      disposable,
+      role,
       policy: { strength: facts.strength, spf: facts.spf, dmarc: facts.dmarc },
-      score: Math.max(0, 100 - reasons.reduce((n, x) => n + x.points, 0)), reasons,
+      score: Math.max(0, 100 - reasons.reduce((n, x) => n + x.points, 0)),
+      reasons,
     },
   };
 }

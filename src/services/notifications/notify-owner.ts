@@ -41,7 +41,16 @@ export async function notifyOwner(svc: Services, notice: Notice): Promise<Notice
     .values({ teamId: notice.teamId, kind: notice.kind, recipient, subject: notice.subject, body: notice.body, sentAt, error, createdAt: svc.clock.now() })
     .returning({ id: notifications.id });
   if (sentAt === null) {
-    console.warn(JSON.stringify({ level: "warn", msg: "owner notice recorded, not emailed", team_id: notice.teamId, kind: notice.kind, subject: notice.subject, reason: error }));
+    console.warn(
+      JSON.stringify({
+        level: "warn",
+        msg: "owner notice recorded, not emailed",
+        team_id: notice.teamId,
+        kind: notice.kind,
+        subject: notice.subject,
+        reason: error,
+      }),
+    );
   }
   return { id: row?.id ?? null, sent: sentAt !== null, error };
 }

@@ -20,7 +20,10 @@ type Bootstrap = Record<string, string[]>; // tld -> base URLs
 /** RDAP answers through the shared capped fetch: the body is never read past MAX_BODY bytes. */
 async function getJson(svc: Services, url: string): Promise<{ status: number; body: unknown } | { error: string }> {
   const got = await fetchTextCapped(svc.fetch, url, {
-    timeoutMs: FETCH_TIMEOUT_MS, maxBytes: MAX_BODY, accept: "application/rdap+json, application/json", maxRedirects: 3,
+    timeoutMs: FETCH_TIMEOUT_MS,
+    maxBytes: MAX_BODY,
+    accept: "application/rdap+json, application/json",
+    maxRedirects: 3,
   });
   if (!got.ok) return { error: got.error };
   if (got.value.status !== 200) return { status: got.value.status, body: null };

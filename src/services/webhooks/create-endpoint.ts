@@ -42,7 +42,9 @@ export async function createEndpoint(svc: Services, ctx: ServiceContext, plan: P
   if (id === undefined) throw allowanceReached(limit);
   try {
     const sealed = await sealSecret(svc, secret, id);
-    await svc.db.update(webhookEndpoints).set({ secretEnc: sealed, enabled: true })
+    await svc.db
+      .update(webhookEndpoints)
+      .set({ secretEnc: sealed, enabled: true })
       .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.secretEnc, UNSEALED)));
   } catch (error) {
     await svc.db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
@@ -54,8 +56,7 @@ export async function createEndpoint(svc: Services, ctx: ServiceContext, plan: P
 /** The placeholder of a row whose secret is being sealed (never opened: it is no sealed secret). */
 const UNSEALED = "unsealed";
 
-const allowanceReached = (limit: number) =>
-  conflict(`The plan allows ${limit} webhook endpoint${limit === 1 ? "" : "s"}; delete one or upgrade the plan.`);
+const allowanceReached = (limit: number) => conflict(`The plan allows ${limit} webhook endpoint${limit === 1 ? "" : "s"}; delete one or upgrade the plan.`);
 
 /** Cheap early check (before DNS); the insert re-checks atomically. */
 async function assertWithinAllowance(svc: Services, teamId: number, limit: number): Promise<void> {

@@ -27,7 +27,7 @@ export async function deliverOne(svc: Services, deliveryId: number, opts: Delive
     .innerJoin(events, eq(events.id, deliveries.eventId))
     .where(eq(deliveries.id, deliveryId))
     .limit(1);
-  if (!found || found.d.status !== "pending") return found?.d ?? null; // gone or settled: nothing to do
+  if (found?.d.status !== "pending") return found?.d ?? null; // gone or settled: nothing to do
   const { d, e, ev } = found;
   const now = svc.clock.now();
 
@@ -74,7 +74,13 @@ function eventData(payload: unknown): Record<string, unknown> {
   return data !== null && typeof data === "object" && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
 }
 
-async function attempt(svc: Services, d: DeliveryRow, e: EndpointRow, event: WebhookEvent, now: Date): Promise<{ verdict: Classification; record: AttemptRecord }> {
+async function attempt(
+  svc: Services,
+  d: DeliveryRow,
+  e: EndpointRow,
+  event: WebhookEvent,
+  now: Date,
+): Promise<{ verdict: Classification; record: AttemptRecord }> {
   const base: AttemptRecord = { attempt: d.attempts + 1, status: null, error: null, durationMs: null, body: null, headers: null, retryAfter: null };
   // The target is checked again before every attempt: DNS may have changed since it was saved.
   const target = await checkTarget(svc, e.url);
@@ -100,13 +106,25 @@ async function attempt(svc: Services, d: DeliveryRow, e: EndpointRow, event: Web
   const verdict = classifyResponse(outcomeOf(result));
   const error =
     result.status === null
-      ? result.error === "timeout" ? "timeout: no response within 10 seconds" : `network error: ${result.errorMessage ?? "unknown"}`
-      : verdict === "delivered" ? null
-      : result.status >= 300 && result.status < 400 ? `redirect (${result.status}) not followed`
-      : `receiver answered ${result.status}`;
+      ? result.error === "timeout"
+        ? "timeout: no response within 10 seconds"
+        : `network error: ${result.errorMessage ?? "unknown"}`
+      : verdict === "delivered"
+        ? null
+        : result.status >= 300 && result.status < 400
+          ? `redirect (${result.status}) not followed`
+          : `receiver answered ${result.status}`;
   return {
     verdict,
-    record: { ...base, status: result.status, error, durationMs: result.durationMs, body: result.responseBody, headers: keptHeaders(seen.headers), retryAfter: result.retryAfter },
+    record: {
+      ...base,
+      status: result.status,
+      error,
+      durationMs: result.durationMs,
+      body: result.responseBody,
+      headers: keptHeaders(seen.headers),
+      retryAfter: result.retryAfter,
+    },
   };
 }
 

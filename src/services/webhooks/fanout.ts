@@ -31,7 +31,10 @@ export async function fanOutEvent(svc: Services, eventId: string): Promise<FanOu
   if (!event) return { created: [], skipped: "missing" };
   if (event.fannedOutAt !== null) return { created: [], skipped: "already_fanned_out" };
   const now = svc.clock.now();
-  const endpoints = await svc.db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.teamId, event.teamId), eq(webhookEndpoints.enabled, true)));
+  const endpoints = await svc.db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.teamId, event.teamId), eq(webhookEndpoints.enabled, true)));
   const targets = endpoints.filter((e) => matches(e, event));
   const mark = svc.db.update(events).set({ fannedOutAt: now }).where(eq(events.id, event.id));
   if (targets.length === 0) {
@@ -40,11 +43,24 @@ export async function fanOutEvent(svc: Services, eventId: string): Promise<FanOu
   }
   // Unique (event_id, endpoint_id): a repeated fan-out inserts nothing and so enqueues nothing.
   // Ten rows per statement keeps each under D1's 100 bound parameters.
-  const rows = targets.map((e) => ({ endpointId: e.id, eventId: event.id, teamId: event.teamId, eventType: event.type, status: "pending" as const, attempts: 0, createdAt: now, updatedAt: now }));
+  const rows = targets.map((e) => ({
+    endpointId: e.id,
+    eventId: event.id,
+    teamId: event.teamId,
+    eventType: event.type,
+    status: "pending" as const,
+    attempts: 0,
+    createdAt: now,
+    updatedAt: now,
+  }));
   const inserts = [];
   for (let i = 0; i < rows.length; i += 10) {
     inserts.push(
-      svc.db.insert(deliveries).values(rows.slice(i, i + 10)).onConflictDoNothing({ target: [deliveries.eventId, deliveries.endpointId] }).returning({ id: deliveries.id }),
+      svc.db
+        .insert(deliveries)
+        .values(rows.slice(i, i + 10))
+        .onConflictDoNothing({ target: [deliveries.eventId, deliveries.endpointId] })
+        .returning({ id: deliveries.id }),
     );
   }
   const results = await commitAll(svc, [...inserts, mark]);
@@ -58,7 +74,10 @@ export async function fanOutEvent(svc: Services, eventId: string): Promise<FanOu
 export async function enqueueDeliveries(svc: Services, ids: number[], delaySeconds = 0): Promise<void> {
   if (ids.length === 0) return;
   try {
-    await svc.enqueue.deliveries(ids.map((id) => ({ kind: "deliver", delivery_id: id })), { delaySeconds });
+    await svc.enqueue.deliveries(
+      ids.map((id) => ({ kind: "deliver", delivery_id: id })),
+      { delaySeconds },
+    );
   } catch (error) {
     console.warn(JSON.stringify({ level: "warn", msg: "deliver enqueue failed; the retry sweep will resend", error: String(error) }));
   }

@@ -102,8 +102,7 @@ function endpointUpdate(svc: Services, id: number, verdict: Classification, now:
 }
 
 /** Enqueues a delivery attempt; a lost send is recovered by the retry sweep. */
-export const sendDeliver = (svc: Services, deliveryId: number, delaySeconds: number): Promise<void> =>
-  enqueueDeliveries(svc, [deliveryId], delaySeconds);
+export const sendDeliver = (svc: Services, deliveryId: number, delaySeconds: number): Promise<void> => enqueueDeliveries(svc, [deliveryId], delaySeconds);
 
 async function noticeDisabled(svc: Services, e: EndpointRow): Promise<void> {
   try {

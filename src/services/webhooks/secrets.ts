@@ -91,9 +91,13 @@ export async function resealSecrets(svc: Services, limit = 500): Promise<{ resea
   const keys = await sealingKeys(svc);
   const current = keys[0];
   if (!current || svc.config.webhookSecretKey === null) return { resealed: 0, left: 0, unopenable: 0 };
-  const stale = (await svc.db.select({ id: webhookEndpoints.id, secretEnc: webhookEndpoints.secretEnc }).from(webhookEndpoints)
-    .where(notLike(webhookEndpoints.secretEnc, `v2:${current.id}:%`)).limit(limit + 1))
-    .filter((e) => sealedKeyId(e.secretEnc) !== null);
+  const stale = (
+    await svc.db
+      .select({ id: webhookEndpoints.id, secretEnc: webhookEndpoints.secretEnc })
+      .from(webhookEndpoints)
+      .where(notLike(webhookEndpoints.secretEnc, `v2:${current.id}:%`))
+      .limit(limit + 1)
+  ).filter((e) => sealedKeyId(e.secretEnc) !== null);
   let resealed = 0;
   let unopenable = 0;
   for (const e of stale.slice(0, limit)) {
@@ -103,8 +107,11 @@ export async function resealSecrets(svc: Services, limit = 500): Promise<{ resea
       continue;
     }
     const sealed = await sealBound(plain.value, current, secretBinding(e.id));
-    const done = await svc.db.update(webhookEndpoints).set({ secretEnc: sealed })
-      .where(and(eq(webhookEndpoints.id, e.id), eq(webhookEndpoints.secretEnc, e.secretEnc))).returning({ id: webhookEndpoints.id });
+    const done = await svc.db
+      .update(webhookEndpoints)
+      .set({ secretEnc: sealed })
+      .where(and(eq(webhookEndpoints.id, e.id), eq(webhookEndpoints.secretEnc, e.secretEnc)))
+      .returning({ id: webhookEndpoints.id });
     resealed += done.length;
   }
   const left = stale.length - resealed - unopenable;

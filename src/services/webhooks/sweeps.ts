@@ -37,7 +37,10 @@ export async function sweepRetries(svc: Services): Promise<number> {
         AND ((next_retry_at IS NOT NULL AND next_retry_at <= ${cutoff}) OR (next_retry_at IS NULL AND updated_at <= ${cutoff}))
       ORDER BY next_retry_at LIMIT ${SWEEP_LIMIT})
     RETURNING id`);
-  await enqueueDeliveries(svc, rows.map((r) => r.id));
+  await enqueueDeliveries(
+    svc,
+    rows.map((r) => r.id),
+  );
   return rows.length;
 }
 
@@ -47,14 +50,24 @@ export async function sweepRetries(svc: Services): Promise<number> {
  */
 export async function purgeDeliveries(svc: Services, budgetMs?: number): Promise<{ deliveries: number; events: number; more: boolean }> {
   const cutoff = svc.clock.now().getTime() - RETENTION_MS;
-  const deliveries = await purgeInBatches(svc, "deliveries", (limit) => sql`
-    DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE created_at < ${cutoff} LIMIT ${limit}) RETURNING 1 AS one`, budgetMs);
-  const events = await purgeInBatches(svc, "events", (limit) => sql`
+  const deliveries = await purgeInBatches(
+    svc,
+    "deliveries",
+    (limit) => sql`
+    DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE created_at < ${cutoff} LIMIT ${limit}) RETURNING 1 AS one`,
+    budgetMs,
+  );
+  const events = await purgeInBatches(
+    svc,
+    "events",
+    (limit) => sql`
     DELETE FROM events WHERE id IN (
       SELECT e.id FROM events e
       WHERE e.fanned_out_at IS NOT NULL AND e.created_at < ${cutoff}
         AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)
       LIMIT ${limit})
-    RETURNING 1 AS one`, budgetMs);
+    RETURNING 1 AS one`,
+    budgetMs,
+  );
   return { deliveries: deliveries.deleted, events: events.deleted, more: deliveries.more || events.more };
 }

@@ -16,7 +16,9 @@ describe("admin API", () => {
     expect(data.team).toMatchObject({ name: "Acme", plan: "starter", owner_email: "owner@acme.example" });
     expect(data.tokens.full.token).toMatch(/^eam_[0-9A-Za-z]{40}$/);
     expect(data.tokens.read_only.scope).toBe("read_only");
-    const stored = await env.DB.prepare("select token_hash, prefix from tokens where id = ?").bind(data.tokens.full.id).first<{ token_hash: string; prefix: string }>();
+    const stored = await env.DB.prepare("select token_hash, prefix from tokens where id = ?")
+      .bind(data.tokens.full.id)
+      .first<{ token_hash: string; prefix: string }>();
     expect(stored?.token_hash, "only the hash is stored").toMatch(/^[0-9a-f]{64}$/);
     expect(stored?.token_hash).not.toContain(data.tokens.full.token);
     expect(stored?.prefix).toBe(data.tokens.full.token.slice(0, 12));
@@ -40,7 +42,12 @@ describe("admin API", () => {
     expect((await json<{ code: string }>(bad)).code).toBe("bad_request");
     const arr = await call("/admin/teams", { method: "POST", token: ADMIN_TOKEN, body: [1, 2] });
     expect(arr.status).toBe(400);
-    const form = await call("/admin/teams", { method: "POST", token: ADMIN_TOKEN, rawBody: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const form = await call("/admin/teams", {
+      method: "POST",
+      token: ADMIN_TOKEN,
+      rawBody: "name=x",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(form.status).toBe(415);
     const invalid = await call("/admin/teams", { method: "POST", token: ADMIN_TOKEN, body: { name: "", plan: "gold", owner_email: "nope" } });
     expect(invalid.status).toBe(422);
@@ -60,10 +67,18 @@ describe("admin API", () => {
 
   it("is a 404 on every path when ADMIN_TOKEN is not set", async () => {
     const app = createApp();
-    for (const [method, path] of [["POST", "/admin/teams"], ["DELETE", "/admin/tokens/1"], ["GET", "/admin/anything"]] as const) {
+    for (const [method, path] of [
+      ["POST", "/admin/teams"],
+      ["DELETE", "/admin/tokens/1"],
+      ["GET", "/admin/anything"],
+    ] as const) {
       const ctx = createExecutionContext();
       const res = await app.fetch(
-        new Request(`https://api.test${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: method === "POST" ? "{}" : undefined }),
+        new Request(`https://api.test${path}`, {
+          method,
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+          body: method === "POST" ? "{}" : undefined,
+        }),
         { ...env, ADMIN_TOKEN: undefined },
         ctx,
       );
@@ -79,7 +94,11 @@ describe("a short ADMIN_TOKEN", () => {
     const post = async (token: string) => {
       const ctx = createExecutionContext();
       const res = await app.fetch(
-        new Request("https://api.test/admin/teams", { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{}" }),
+        new Request("https://api.test/admin/teams", {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: "{}",
+        }),
         { ...env, ADMIN_TOKEN: token },
         ctx,
       );
@@ -101,7 +120,9 @@ describe("the operator document", () => {
     expect(res.status).toBe(200);
     const operator = await json<{ paths: Record<string, unknown>; servers: Array<{ url: string }> }>(res);
     expect(Object.keys(operator.paths)).toContain("/admin/teams");
-    const team = await json<{ paths: Record<string, unknown>; servers: Array<{ url: string }> }>(await call("/api/v1/openapi.json", { headers: { host: "evil.example" } }));
+    const team = await json<{ paths: Record<string, unknown>; servers: Array<{ url: string }> }>(
+      await call("/api/v1/openapi.json", { headers: { host: "evil.example" } }),
+    );
     expect(Object.keys(team.paths).some((p) => p.startsWith("/admin"))).toBe(false);
     expect(team.servers, "the Host header never becomes the server").toEqual([{ url: "/" }]);
   });

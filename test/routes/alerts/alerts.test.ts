@@ -10,8 +10,13 @@ type Alert = { id: number; domain: string | null; kind: string; subject: string;
 
 async function raise(teamId: number, domain: { id: number; name: string }, subject: string, severity: "High" | "Medium" = "High", at = new Date()) {
   const db = createServices(env).db;
-  const u = upsertAlerts(db, [{ teamId, domain, kind: "drift", subject, severity, title: `${subject} changed`, body: null }], at, await openAlertKeys(db, teamId, domain.id));
-  await db.batch(u.statements as [typeof u.statements[number], ...typeof u.statements]);
+  const u = upsertAlerts(
+    db,
+    [{ teamId, domain, kind: "drift", subject, severity, title: `${subject} changed`, body: null }],
+    at,
+    await openAlertKeys(db, teamId, domain.id),
+  );
+  await db.batch(u.statements as [(typeof u.statements)[number], ...typeof u.statements]);
   return u.eventIds;
 }
 
@@ -26,7 +31,7 @@ describe("alerts", () => {
     const created = (await eventsOf(d.id)).filter((e) => e.type === "alert.created");
     expect(created).toHaveLength(1);
 
-    const id = (created[0]?.data.alert as { id: number }).id;
+    const id = (created[0]?.data.alert as { id: number } | undefined)?.id;
     const res = await call(`/api/v1/alerts/${id}/resolve`, { method: "POST", token: team.full });
     expect(res.status).toBe(200);
     const first = (await json<{ data: Alert }>(res)).data;

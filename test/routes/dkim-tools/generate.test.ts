@@ -3,7 +3,9 @@ import { call, json, makeTeam, type TestTeam } from "../../support/api";
 import { b64, generate, pemDer, pTag, sha256HexOf, zoneStrings } from "./helpers";
 
 let team: TestTeam;
-beforeAll(async () => { team = await makeTeam(); });
+beforeAll(async () => {
+  team = await makeTeam();
+});
 
 const BITS = { "rsa-1024": 1024, "rsa-2048": 2048, "rsa-4096": 4096, ed25519: 256 } as const;
 const enc = new TextEncoder();
@@ -84,7 +86,16 @@ describe("POST /api/v1/dkim/generate", () => {
   });
 
   it("needs a JSON body and a token; a read-only token may generate", async () => {
-    expect((await call("/api/v1/dkim/generate", { method: "POST", token: team.full, rawBody: "domain=example.com", headers: { "content-type": "application/x-www-form-urlencoded" } })).status).toBe(415);
+    expect(
+      (
+        await call("/api/v1/dkim/generate", {
+          method: "POST",
+          token: team.full,
+          rawBody: "domain=example.com",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+        })
+      ).status,
+    ).toBe(415);
     expect((await call("/api/v1/dkim/generate", { method: "POST", body: { domain: "example.com", selector: "s1" } })).status).toBe(401);
     const { key } = await generate(team.readOnly, { domain: "example.com", selector: "ro", algorithm: "ed25519" });
     expect(key.selector).toBe("ro");

@@ -6,14 +6,34 @@ import { installDohStub, type DohStub, type StubZone } from "../../support/doh-s
 
 let team: TestTeam;
 let stub: DohStub | null = null;
-beforeAll(async () => { team = await makeTeam(); });
+beforeAll(async () => {
+  team = await makeTeam();
+});
 afterEach(() => vi.restoreAllMocks());
 
 const RSA = RFC8463_KEYS["test._domainkey.football.example.com"];
 const ED = RFC8463_KEYS["brisbane._domainkey.football.example.com"];
 
-interface Entry { host: string; status: string; delegated_to: string | null; provider: string | null; key: { type: string; bits: number | null; fingerprint: string | null } | null; record: string | null; issues: Array<{ rule: string }> }
-interface Lookup { domain: string; status: string; score: number; summary: string; scanned: number; wildcard: boolean; selectors: Record<string, Entry>; missing: Record<string, string>; issues: Array<{ rule: string }> }
+interface Entry {
+  host: string;
+  status: string;
+  delegated_to: string | null;
+  provider: string | null;
+  key: { type: string; bits: number | null; fingerprint: string | null } | null;
+  record: string | null;
+  issues: Array<{ rule: string }>;
+}
+interface Lookup {
+  domain: string;
+  status: string;
+  score: number;
+  summary: string;
+  scanned: number;
+  wildcard: boolean;
+  selectors: Record<string, Entry>;
+  missing: Record<string, string>;
+  issues: Array<{ rule: string }>;
+}
 
 async function lookup(query: string, token = team.full): Promise<Lookup> {
   const res = await call(`/api/v1/dkim/lookup?${query}`, { token });
@@ -34,8 +54,12 @@ describe("GET /api/v1/dkim/lookup", () => {
     const l = await lookup("domain=Example.com&selectors=s1,google,gone");
     expect(l).toMatchObject({ domain: "example.com", status: "found", scanned: 3, wildcard: false });
     expect(l.selectors.s1).toMatchObject({
-      host: "s1._domainkey.example.com", status: "active", delegated_to: "s1.domainkey.u123.wl.sendgrid.net",
-      provider: "Twilio SendGrid", key: { type: "rsa", bits: 1024 }, record: RSA,
+      host: "s1._domainkey.example.com",
+      status: "active",
+      delegated_to: "s1.domainkey.u123.wl.sendgrid.net",
+      provider: "Twilio SendGrid",
+      key: { type: "rsa", bits: 1024 },
+      record: RSA,
     });
     // Attribution comes from the CNAME only, never from the selector name "google".
     expect(l.selectors.google).toMatchObject({ status: "active", delegated_to: null, provider: null, key: { type: "ed25519", bits: 256 } });
@@ -65,12 +89,17 @@ describe("GET /api/v1/dkim/lookup", () => {
 
   it("detects a wildcard under _domainkey", async () => {
     const base: StubZone = { "s1._domainkey.wild.example": { TXT: [RSA] } };
-    stub = installDohStub(new Proxy(base, {
-      // Every name under _domainkey.wild.example that was asked for exists, like *._domainkey would.
-      ownKeys: (t) => [...new Set([...Reflect.ownKeys(t), ...(stub?.queries ?? []).map((q) => q.name).filter((n) => n.endsWith("._domainkey.wild.example"))])],
-      getOwnPropertyDescriptor: (t, k) => Reflect.getOwnPropertyDescriptor(t, k) ?? { value: { TXT: [RSA] }, enumerable: true, configurable: true, writable: true },
-      get: (t, k) => Reflect.get(t, k) ?? (typeof k === "string" && k.endsWith("._domainkey.wild.example") ? { TXT: [RSA] } : undefined),
-    }));
+    stub = installDohStub(
+      new Proxy(base, {
+        // Every name under _domainkey.wild.example that was asked for exists, like *._domainkey would.
+        ownKeys: (t) => [
+          ...new Set([...Reflect.ownKeys(t), ...(stub?.queries ?? []).map((q) => q.name).filter((n) => n.endsWith("._domainkey.wild.example"))]),
+        ],
+        getOwnPropertyDescriptor: (t, k) =>
+          Reflect.getOwnPropertyDescriptor(t, k) ?? { value: { TXT: [RSA] }, enumerable: true, configurable: true, writable: true },
+        get: (t, k) => Reflect.get(t, k) ?? (typeof k === "string" && k.endsWith("._domainkey.wild.example") ? { TXT: [RSA] } : undefined),
+      }),
+    );
     const l = await lookup("domain=wild.example&selectors=s1,s2");
     expect(l.wildcard).toBe(true);
     expect(l.issues.map((i) => i.rule)).toContain("dkim.selector.wildcard");
@@ -93,7 +122,12 @@ describe("GET /api/v1/dkim/lookup", () => {
     expect(l.scanned).toBe(n);
     expect(Object.keys(l.missing)).toHaveLength(n - 1);
     expect(l.selectors.fm2).toMatchObject({ status: "active", provider: "Fastmail" });
-    expect(stub.queries.slice(0, 2).map((q) => q.type).sort()).toEqual(["MX", "TXT"]);
+    expect(
+      stub.queries
+        .slice(0, 2)
+        .map((q) => q.type)
+        .sort(),
+    ).toEqual(["MX", "TXT"]);
     // Six lookups in flight (SCAN_CONCURRENCY): the probe and the inferred provider's four selectors come first.
     const first = dkQueries(stub, "fm.example").slice(0, 6);
     expect(first).toEqual(expect.arrayContaining(["fm1", "fm2", "fm3", "mesmtp"]));
@@ -133,8 +167,8 @@ describe("GET /api/v1/dkim/lookup", () => {
   });
 
   it.each([
-    ["domain=example.com&selectors=" + Array.from({ length: 21 }, (_, i) => `s${i}`).join(","), "selectors"],
-    ["domain=example.com&selector=s20&selectors=" + Array.from({ length: 20 }, (_, i) => `s${i}`).join(","), "selectors"],
+    [`domain=example.com&selectors=${Array.from({ length: 21 }, (_, i) => `s${i}`).join(",")}`, "selectors"],
+    [`domain=example.com&selector=s20&selectors=${Array.from({ length: 20 }, (_, i) => `s${i}`).join(",")}`, "selectors"],
     ["domain=example.com&selectors=s1,bad name", "selectors"],
     ["domain=example.com&selector=_x", "selector"],
     ["domain=example.com&selectors=,,", "selectors"],

@@ -16,8 +16,33 @@ describe("DKIM tools in the OpenAPI document", () => {
     for (const name of ["DkimVerification", "DkimKeyPair", "DkimLookup"]) {
       expect(doc.components.schemas[name]?.example, name).toBeTruthy();
     }
-    expect(Object.keys(doc.components.schemas.DkimVerification?.properties ?? {}).sort()).toEqual(["aligned", "from_domain", "result", "signatures", "warnings"]);
-    expect(Object.keys(doc.components.schemas.DkimLookup?.properties ?? {}).sort()).toEqual(["domain", "issues", "missing", "scanned", "score", "selectors", "status", "summary", "wildcard"]);
-    expect(Object.keys(doc.components.schemas.DkimKeyPair?.properties ?? {}).sort()).toEqual(["algorithm", "dns", "domain", "fingerprint", "key_bits", "private_key_pem", "selector", "zone_file"]);
+    expect(Object.keys(doc.components.schemas.DkimVerification?.properties ?? {}).sort()).toEqual([
+      "aligned",
+      "from_domain",
+      "result",
+      "signatures",
+      "warnings",
+    ]);
+    expect(Object.keys(doc.components.schemas.DkimLookup?.properties ?? {}).sort()).toEqual([
+      "domain",
+      "issues",
+      "missing",
+      "scanned",
+      "score",
+      "selectors",
+      "status",
+      "summary",
+      "wildcard",
+    ]);
+    expect(Object.keys(doc.components.schemas.DkimKeyPair?.properties ?? {}).sort()).toEqual([
+      "algorithm",
+      "dns",
+      "domain",
+      "fingerprint",
+      "key_bits",
+      "private_key_pem",
+      "selector",
+      "zone_file",
+    ]);
   });
 });

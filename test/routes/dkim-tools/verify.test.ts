@@ -7,7 +7,9 @@ import { generate, MESSAGE, verify, zoneStrings, type KeyPair } from "./helpers"
 
 let team: TestTeam;
 let stub: DohStub | null = null;
-beforeAll(async () => { team = await makeTeam(); });
+beforeAll(async () => {
+  team = await makeTeam();
+});
 
 const rfcZone = (): StubZone => Object.fromEntries(Object.entries(RFC8463_KEYS).map(([k, v]) => [k, { TXT: [v] }]));
 
@@ -33,9 +35,9 @@ describe("POST /api/v1/dkim/verify", () => {
     expect(v.signatures[1]?.key).toMatchObject({ type: "rsa", bits: 1024 });
     // RFC 8301 §3.2: the Appendix A RSA key is 1024 bits, acceptable but weak.
     expect(v.warnings.some((w) => w.includes("1024-bit"))).toBe(true);
-    expect(stub.queries.map((q) => `${q.name} ${q.type}`)).toEqual(expect.arrayContaining([
-      "brisbane._domainkey.football.example.com TXT", "test._domainkey.football.example.com TXT",
-    ]));
+    expect(stub.queries.map((q) => `${q.name} ${q.type}`)).toEqual(
+      expect.arrayContaining(["brisbane._domainkey.football.example.com TXT", "test._domainkey.football.example.com TXT"]),
+    );
   });
 
   for (const algorithm of ["rsa-1024", "rsa-2048", "rsa-4096", "ed25519"] as const) {

@@ -10,7 +10,16 @@ import { day0, makeDomain, post, reportXml, type TestDomain } from "../ingest/he
 interface Analytics {
   summary: { reports: number; reporters: number; messages: number; first_report_at: string | null; last_report_at: string | null };
   alignment: { rate: number | null; pass: number; fail: number; spf_aligned: number; dkim_aligned: number };
-  sources: Array<{ ip: string; ptr: string | null; sender: string | null; identified_by: string | null; messages: number; dmarc: { pass: number; fail: number }; spf: { pass: number; fail: number; aligned: number }; dkim: { pass: number; fail: number; aligned: number } }>;
+  sources: Array<{
+    ip: string;
+    ptr: string | null;
+    sender: string | null;
+    identified_by: string | null;
+    messages: number;
+    dmarc: { pass: number; fail: number };
+    spf: { pass: number; fail: number; aligned: number };
+    dkim: { pass: number; fail: number; aligned: number };
+  }>;
   sources_total: number;
   failing_senders: Array<{ sender: string; messages: number; fail: number; sources: string[]; fixes: string[] }>;
   enforcement: { current_policy: string | null; recommended_policy: string; safe_to_enforce: boolean; reason: string };
@@ -38,23 +47,41 @@ beforeAll(async () => {
   team = await makeTeam();
   d = await makeDomain(team.id);
   const em = `em.${d.name}`;
-  const a = reportXml({ domain: d.name, org: "google.com", begin: day0(3), end: day0(2) - 1, records: [
-    { ip: "209.85.220.41", count: 100 },
-    { ip: "198.51.100.7", count: 20, dkim: "fail", spf: "fail", sigs: [{ d: "sendgrid.net", s: "s1", r: "pass" }], spfRes: { d: em, r: "fail" } },
-    { ip: "203.0.113.50", count: 5, dkim: "fail", spf: "fail", sigs: [{ d: "spoof.test", s: "x", r: "fail" }], spfRes: { d: "spoof.test", r: "fail" } },
-  ] });
-  const b = reportXml({ domain: d.name, org: "Yahoo", begin: day0(1), end: day0(0) - 1, records: [
-    { ip: "209.85.220.41", count: 50, spf: "fail", spfRes: { d: d.name, r: "fail" } },
-    { ip: "198.51.100.7", count: 10, dkim: "fail", spf: "fail", sigs: [{ d: "sendgrid.net", s: "s1", r: "pass" }], spfRes: { d: em, r: "fail" } },
-  ] });
+  const a = reportXml({
+    domain: d.name,
+    org: "google.com",
+    begin: day0(3),
+    end: day0(2) - 1,
+    records: [
+      { ip: "209.85.220.41", count: 100 },
+      { ip: "198.51.100.7", count: 20, dkim: "fail", spf: "fail", sigs: [{ d: "sendgrid.net", s: "s1", r: "pass" }], spfRes: { d: em, r: "fail" } },
+      { ip: "203.0.113.50", count: 5, dkim: "fail", spf: "fail", sigs: [{ d: "spoof.test", s: "x", r: "fail" }], spfRes: { d: "spoof.test", r: "fail" } },
+    ],
+  });
+  const b = reportXml({
+    domain: d.name,
+    org: "Yahoo",
+    begin: day0(1),
+    end: day0(0) - 1,
+    records: [
+      { ip: "209.85.220.41", count: 50, spf: "fail", spfRes: { d: d.name, r: "fail" } },
+      { ip: "198.51.100.7", count: 10, dkim: "fail", spf: "fail", sigs: [{ d: "sendgrid.net", s: "s1", r: "pass" }], spfRes: { d: em, r: "fail" } },
+    ],
+  });
   const old = reportXml({ domain: d.name, org: "google.com", begin: day0(40), end: day0(39) - 1, records: [{ ip: "209.85.220.41", count: 1000 }] });
   for (const x of [a, b, old]) expect((await post(x)).status).toBe(202);
   // A half-written report (crash): its rows must not count.
-  const p = await env.DB.prepare("INSERT INTO dmarc_reports (domain_id, org_name, report_id, date_begin, date_end, records, messages, status, created_at) VALUES (?, 'x', 'half', ?, ?, 1, 999, 'processing', ?) RETURNING id")
-    .bind(d.id, day0(2) * 1000, day0(1) * 1000, Date.now()).first<{ id: number }>();
-  await env.DB.prepare("INSERT INTO dmarc_rows (report_id, domain_id, day, source_ip, dkim_aligned, spf_aligned, messages) VALUES (?, ?, ?, '192.0.2.99', 1, 1, 999)").bind(p?.id, d.id, dayOf(day0(2))).run();
+  const p = await env.DB.prepare(
+    "INSERT INTO dmarc_reports (domain_id, org_name, report_id, date_begin, date_end, records, messages, status, created_at) VALUES (?, 'x', 'half', ?, ?, 1, 999, 'processing', ?) RETURNING id",
+  )
+    .bind(d.id, day0(2) * 1000, day0(1) * 1000, Date.now())
+    .first<{ id: number }>();
+  await env.DB.prepare(
+    "INSERT INTO dmarc_rows (report_id, domain_id, day, source_ip, dkim_aligned, spf_aligned, messages) VALUES (?, ?, ?, '192.0.2.99', 1, 1, 999)",
+  )
+    .bind(p?.id, d.id, dayOf(day0(2)))
+    .run();
 });
-
 
 async function get(path: string, token = team.full): Promise<Response> {
   return call(path, { token });
@@ -81,7 +108,11 @@ describe("GET /domains/{domain}/dmarc", () => {
       ["198.51.100.7", 30, null, "SendGrid", "spf"],
       ["203.0.113.50", 5, null, null, null],
     ]);
-    expect(data.sources[0]).toMatchObject({ dmarc: { pass: 150, fail: 0 }, spf: { pass: 100, fail: 50, aligned: 100 }, dkim: { pass: 150, fail: 0, aligned: 150 } });
+    expect(data.sources[0]).toMatchObject({
+      dmarc: { pass: 150, fail: 0 },
+      spf: { pass: 100, fail: 50, aligned: 100 },
+      dkim: { pass: 150, fail: 0, aligned: 150 },
+    });
     expect(data.sources[1]).toMatchObject({ dmarc: { pass: 0, fail: 30 }, spf: { pass: 0, fail: 30, aligned: 0 }, dkim: { pass: 30, fail: 0, aligned: 0 } });
     expect(data.failing_senders).toHaveLength(1);
     expect(data.failing_senders[0]).toMatchObject({ sender: "SendGrid", messages: 30, fail: 30, sources: ["198.51.100.7"] });

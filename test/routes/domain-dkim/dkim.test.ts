@@ -10,22 +10,47 @@ const svc = services();
 let team: TestTeam;
 let other: TestTeam;
 let stub: DohStub | null = null;
-beforeAll(async () => { [team, other] = await Promise.all([makeTeam(), makeTeam()]); });
+beforeAll(async () => {
+  [team, other] = await Promise.all([makeTeam(), makeTeam()]);
+});
 
 const base = (id: number) => `/api/v1/domains/${id}/dkim`;
 const add = (id: number, selector: unknown, token = team.full) => call(`${base(id)}/selectors`, { method: "POST", token, body: { selector } });
 
-async function addReport(domainId: number, rows: Array<{ d: string; s: string; result: string; ip: string; n: number }>, status: "complete" | "processing" = "complete") {
+async function addReport(
+  domainId: number,
+  rows: Array<{ d: string; s: string; result: string; ip: string; n: number }>,
+  status: "complete" | "processing" = "complete",
+) {
   const today = new Date().toISOString().slice(0, 10);
-  const [rep] = await svc.db.insert(dmarcReports).values({
-    domainId, orgName: "google.com", reportId: unique("r"), dateBegin: new Date(), dateEnd: new Date(), records: rows.length,
-    messages: rows.reduce((n, r) => n + r.n, 0), status,
-  }).returning();
+  const [rep] = await svc.db
+    .insert(dmarcReports)
+    .values({
+      domainId,
+      orgName: "google.com",
+      reportId: unique("r"),
+      dateBegin: new Date(),
+      dateEnd: new Date(),
+      records: rows.length,
+      messages: rows.reduce((n, r) => n + r.n, 0),
+      status,
+    })
+    .returning();
   if (!rep) throw new Error("report insert failed");
-  await svc.db.insert(dmarcRows).values(rows.map((r) => ({
-    reportId: rep.id, domainId, day: today, sourceIp: r.ip, dkimAligned: true, spfAligned: true,
-    dkimDomain: r.d, dkimSelector: r.s, dkimResult: r.result, messages: r.n,
-  })));
+  await svc.db.insert(dmarcRows).values(
+    rows.map((r) => ({
+      reportId: rep.id,
+      domainId,
+      day: today,
+      sourceIp: r.ip,
+      dkimAligned: true,
+      spfAligned: true,
+      dkimDomain: r.d,
+      dkimSelector: r.s,
+      dkimResult: r.result,
+      messages: r.n,
+    })),
+  );
 }
 
 describe("POST /domains/{domain}/dkim/selectors", () => {
@@ -37,8 +62,15 @@ describe("POST /domains/{domain}/dkim/selectors", () => {
     expect(res.status).toBe(201);
     const { data } = await json<{ data: Sel }>(res);
     expect(data).toMatchObject({
-      selector: "mail2026", host: `mail2026._domainkey.${domain.name}`, source: "manual", status: "active", health: "pass",
-      record: key.dns.value, rotations: 0, missing_since: null, reports: null,
+      selector: "mail2026",
+      host: `mail2026._domainkey.${domain.name}`,
+      source: "manual",
+      status: "active",
+      health: "pass",
+      record: key.dns.value,
+      rotations: 0,
+      missing_since: null,
+      reports: null,
       key: { type: "ed25519", bits: 256, fingerprint: key.fingerprint, testing: false, age_days: 0, age_bucket: "under_6_months" },
     });
     expect(data.history).toEqual([expect.objectContaining({ fingerprint: key.fingerprint, retired_at: null, retired_reason: null, record: key.dns.value })]);
@@ -79,10 +111,18 @@ describe("POST /domains/{domain}/dkim/selectors", () => {
     for (const bad of ["bad..name", "_x", "a b", "", 7]) {
       const res = await add(domain.id, bad);
       expect(res.status, String(bad)).toBe(422);
-      expect((await json<{ code: string; errors: Record<string, string[]> }>(res))).toMatchObject({ code: "validation_failed", errors: { selector: expect.any(Array) } });
+      expect(await json<{ code: string; errors: Record<string, string[]> }>(res)).toMatchObject({
+        code: "validation_failed",
+        errors: { selector: expect.any(Array) },
+      });
     }
-    expect((await call(`${base(domain.id)}/selectors`, { method: "POST", token: team.full, rawBody: "{", headers: { "content-type": "application/json" } })).status).toBe(400);
-    expect((await call(`${base(domain.id)}/selectors`, { method: "POST", token: team.full, rawBody: "selector=x", headers: { "content-type": "text/plain" } })).status).toBe(415);
+    expect(
+      (await call(`${base(domain.id)}/selectors`, { method: "POST", token: team.full, rawBody: "{", headers: { "content-type": "application/json" } })).status,
+    ).toBe(400);
+    expect(
+      (await call(`${base(domain.id)}/selectors`, { method: "POST", token: team.full, rawBody: "selector=x", headers: { "content-type": "text/plain" } }))
+        .status,
+    ).toBe(415);
   });
 
   it("security: 401 without a token, 403 read-only, 404 for another team's or an unknown domain", async () => {
@@ -127,9 +167,27 @@ describe("GET /domains/{domain}/dkim", () => {
     const { data } = await json<{ data: Sel }>(res);
     expect(data.domain).toBe(domain.name);
     expect(data.days).toBe(30);
-    expect(data.summary).toMatchObject({ selectors: 2, active: 1, missing: 1, pending: 0, revoked: 0, invalid: 0, rotations_in_window: 0, oldest_key_days: 0, stale_keys: 0, health: { pass: 0, warning: 1, fail: 1 }, age_buckets: { under_6_months: 1, over_6_months: 0, over_2_years: 0 }, messages_in_window: 28 });
+    expect(data.summary).toMatchObject({
+      selectors: 2,
+      active: 1,
+      missing: 1,
+      pending: 0,
+      revoked: 0,
+      invalid: 0,
+      rotations_in_window: 0,
+      oldest_key_days: 0,
+      stale_keys: 0,
+      health: { pass: 0, warning: 1, fail: 1 },
+      age_buckets: { under_6_months: 1, over_6_months: 0, over_2_years: 0 },
+      messages_in_window: 28,
+    });
     const s1 = data.selectors.find((s: Sel) => s.selector === "s1");
-    expect(s1).toMatchObject({ status: "active", health: "warning", key: { type: "rsa", bits: 1024, age_bucket: "under_6_months" }, reports: { messages: 12, pass: 10, fail: 2 } });
+    expect(s1).toMatchObject({
+      status: "active",
+      health: "warning",
+      key: { type: "rsa", bits: 1024, age_bucket: "under_6_months" },
+      reports: { messages: 12, pass: 10, fail: 2 },
+    });
     expect(s1.reports.sources.sort()).toEqual(["192.0.2.1", "192.0.2.2"]);
     expect(s1.issues.map((f: Sel) => f.rule)).toEqual(["dkim.key.weak"]);
     expect(data.signers).toEqual([
@@ -137,7 +195,10 @@ describe("GET /domains/{domain}/dkim", () => {
       { domain: "sendgrid.net", aligned: false, messages: 7, pass: 7, fail: 0, sources: ["192.0.2.5"] },
       { domain: `mail.${domain.name}`, aligned: true, messages: 5, pass: 5, fail: 0, sources: ["192.0.2.4"] },
     ]);
-    expect(data.findings.map((f: Sel) => [f.rule, f.severity])).toEqual([["dkim.key.weak", "Medium"], ["dkim.selector.missing_but_used", "High"]]);
+    expect(data.findings.map((f: Sel) => [f.rule, f.severity])).toEqual([
+      ["dkim.key.weak", "Medium"],
+      ["dkim.selector.missing_but_used", "High"],
+    ]);
   });
 
   it("validates days (1 to 365) and defaults to 30", async () => {
@@ -146,7 +207,13 @@ describe("GET /domains/{domain}/dkim", () => {
     for (const days of [1, 365]) {
       const res = await call(`${base(domain.id)}?days=${days}`, { token: team.full });
       expect(res.status).toBe(200);
-      expect((await json<{ data: Sel }>(res)).data).toMatchObject({ days, selectors: [], signers: [], findings: [], summary: { selectors: 0, oldest_key_days: null } });
+      expect((await json<{ data: Sel }>(res)).data).toMatchObject({
+        days,
+        selectors: [],
+        signers: [],
+        findings: [],
+        summary: { selectors: 0, oldest_key_days: null },
+      });
     }
   });
 
@@ -167,7 +234,11 @@ describe("GET /domains/{domain}/dkim/selectors/{selector}", () => {
     let res = await call(`${base(domain.id)}/selectors/K1?days=7`, { token: team.readOnly });
     expect(res.status).toBe(200);
     let data = (await json<{ data: Sel }>(res)).data;
-    expect(data).toMatchObject({ selector: "k1", reports: null, history: [{ fingerprint: key.fingerprint, type: "ed25519", bits: 256, retired_reason: null }] });
+    expect(data).toMatchObject({
+      selector: "k1",
+      reports: null,
+      history: [{ fingerprint: key.fingerprint, type: "ed25519", bits: 256, retired_reason: null }],
+    });
     await addReport(domain.id, [{ d: domain.name.toUpperCase(), s: "K1", result: "pass", ip: "198.51.100.7", n: 3 }]);
     res = await call(`${base(domain.id)}/selectors/k1`, { token: team.full });
     data = (await json<{ data: Sel }>(res)).data;

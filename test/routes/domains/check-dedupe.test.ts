@@ -29,7 +29,9 @@ describe("check deduplication", () => {
     expect(second).toBe(first);
     expect(capture.sent.map((m) => m.check_id)).toEqual([first]);
     // The cron does not claim a domain whose check is pending, even when it is due.
-    await env.DB.prepare("UPDATE domains SET next_check_at = ? WHERE id = ?").bind(Date.now() - 1000, d.id).run();
+    await env.DB.prepare("UPDATE domains SET next_check_at = ? WHERE id = ?")
+      .bind(Date.now() - 1000, d.id)
+      .run();
     await runDueChecks(clockedServices(new Date()));
     expect(capture.sent.map((m) => m.check_id)).toEqual([first]);
   });
@@ -57,7 +59,9 @@ describe("check deduplication", () => {
     const stub = installDohStub(zoneFor(name));
     const old = await requestCheck(team.full, d.id);
     // The lease runs out while the message waits in a backlog; the cron claims the domain again.
-    await env.DB.prepare("UPDATE domains SET pending_check_at = ?, next_check_at = ? WHERE id = ?").bind(Date.now() - CHECK_LEASE_MS - 1, Date.now() - 1, d.id).run();
+    await env.DB.prepare("UPDATE domains SET pending_check_at = ?, next_check_at = ? WHERE id = ?")
+      .bind(Date.now() - CHECK_LEASE_MS - 1, Date.now() - 1, d.id)
+      .run();
     await runDueChecks(clockedServices(new Date()));
     const fresh = capture.sent.at(-1)?.check_id;
     expect(fresh).toBeDefined();

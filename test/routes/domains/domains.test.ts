@@ -41,8 +41,14 @@ describe("POST /domains", () => {
   });
 
   it.each([
-    [{ name: "" }], [{ name: "not a domain" }], [{ name: "192.0.2.1" }], [{ name: "localhost" }], [{}], [{ name: 5 }],
-    [{ name: "example.com", client_id: "x" }], [{ name: "example.com", client_id: -1 }],
+    [{ name: "" }],
+    [{ name: "not a domain" }],
+    [{ name: "192.0.2.1" }],
+    [{ name: "localhost" }],
+    [{}],
+    [{ name: 5 }],
+    [{ name: "example.com", client_id: "x" }],
+    [{ name: "example.com", client_id: -1 }],
   ])("422 for %j", async (body) => {
     const team = await makeTeam();
     const res = await call("/api/v1/domains", { method: "POST", token: team.full, body });
@@ -54,8 +60,12 @@ describe("POST /domains", () => {
 
   it("400 for malformed JSON, 415 for another content type, 401 without a token, 403 read-only", async () => {
     const team = await makeTeam();
-    expect((await call("/api/v1/domains", { method: "POST", token: team.full, rawBody: "{", headers: { "content-type": "application/json" } })).status).toBe(400);
-    expect((await call("/api/v1/domains", { method: "POST", token: team.full, rawBody: "name=x", headers: { "content-type": "text/plain" } })).status).toBe(415);
+    expect((await call("/api/v1/domains", { method: "POST", token: team.full, rawBody: "{", headers: { "content-type": "application/json" } })).status).toBe(
+      400,
+    );
+    expect((await call("/api/v1/domains", { method: "POST", token: team.full, rawBody: "name=x", headers: { "content-type": "text/plain" } })).status).toBe(
+      415,
+    );
     expect((await call("/api/v1/domains", { method: "POST", body: { name: newDomainName() } })).status).toBe(401);
     expect((await call("/api/v1/domains", { method: "POST", token: team.readOnly, body: { name: newDomainName() } })).status).toBe(403);
   });
@@ -95,7 +105,9 @@ describe("DELETE /domains/{domain}", () => {
   it("removes the domain and its history, keeps domain.deleted; 404 for another team, 403 read-only", async () => {
     const [team, other] = [await makeTeam(), await makeTeam()];
     const d = await addDomain(team);
-    await env.DB.prepare("INSERT INTO checks (id, domain_id, status, trigger, queries, created_at) VALUES (?, ?, 'completed', 'manual', 0, ?)").bind(`chk_del_${d.id}`, d.id, Date.now()).run();
+    await env.DB.prepare("INSERT INTO checks (id, domain_id, status, trigger, queries, created_at) VALUES (?, ?, 'completed', 'manual', 0, ?)")
+      .bind(`chk_del_${d.id}`, d.id, Date.now())
+      .run();
     expect((await call(`/api/v1/domains/${d.id}`, { method: "DELETE", token: other.full })).status).toBe(404);
     expect((await call(`/api/v1/domains/${d.id}`, { method: "DELETE", token: team.readOnly })).status).toBe(403);
     const res = await call(`/api/v1/domains/${d.id}`, { method: "DELETE", token: team.full });
@@ -165,18 +177,30 @@ describe("GET /domains/{domain}/checks and /diffs", () => {
     const d = await addDomain(team);
     const t = Date.now();
     for (let i = 0; i < 3; i++) {
-      await env.DB.prepare("INSERT INTO checks (id, domain_id, status, trigger, score, grade, queries, created_at) VALUES (?, ?, 'completed', 'scheduled', ?, 'B', 10, ?)")
-        .bind(`chk_h${i}_${d.id}`, d.id, 80 + i, t + i * 1000).run();
-      await env.DB.prepare("INSERT INTO diffs (domain_id, check_id, category, field, before, after, severity, created_at) VALUES (?, ?, 'dmarc', 'p', 'reject', 'none', 'High', ?)")
-        .bind(d.id, `chk_h${i}_${d.id}`, t + i * 1000).run();
+      await env.DB.prepare(
+        "INSERT INTO checks (id, domain_id, status, trigger, score, grade, queries, created_at) VALUES (?, ?, 'completed', 'scheduled', ?, 'B', 10, ?)",
+      )
+        .bind(`chk_h${i}_${d.id}`, d.id, 80 + i, t + i * 1000)
+        .run();
+      await env.DB.prepare(
+        "INSERT INTO diffs (domain_id, check_id, category, field, before, after, severity, created_at) VALUES (?, ?, 'dmarc', 'p', 'reject', 'none', 'High', ?)",
+      )
+        .bind(d.id, `chk_h${i}_${d.id}`, t + i * 1000)
+        .run();
     }
-    const checks = await json<Body & { data: Array<Record<string, unknown>> }>(await call(`/api/v1/domains/${d.id}/checks?per_page=2`, { token: team.readOnly }));
+    const checks = await json<Body & { data: Array<Record<string, unknown>> }>(
+      await call(`/api/v1/domains/${d.id}/checks?per_page=2`, { token: team.readOnly }),
+    );
     expect(checks.meta).toEqual({ current_page: 1, per_page: 2, total: 3, last_page: 2 });
     expect(checks.data.map((c) => c.score)).toEqual([82, 81]);
     expect(checks.data[0]).toMatchObject({ id: `chk_h2_${d.id}`, status: "completed", trigger: "scheduled", grade: "B", stale_parts: [], queries: 10 });
-    const diffs = await json<Body & { data: Array<Record<string, unknown>> }>(await call(`/api/v1/domains/${d.id}/diffs?page=2&per_page=2`, { token: team.full }));
+    const diffs = await json<Body & { data: Array<Record<string, unknown>> }>(
+      await call(`/api/v1/domains/${d.id}/diffs?page=2&per_page=2`, { token: team.full }),
+    );
     expect(diffs.meta).toEqual({ current_page: 2, per_page: 2, total: 3, last_page: 2 });
-    expect(diffs.data).toEqual([expect.objectContaining({ check_id: `chk_h0_${d.id}`, category: "dmarc", field: "p", before: "reject", after: "none", severity: "High" })]);
+    expect(diffs.data).toEqual([
+      expect.objectContaining({ check_id: `chk_h0_${d.id}`, category: "dmarc", field: "p", before: "reject", after: "none", severity: "High" }),
+    ]);
     expect((await call(`/api/v1/domains/${d.id}/diffs?per_page=500`, { token: team.full })).status).toBe(422);
     expect((await call(`/api/v1/domains/${d.id}/checks?page=0`, { token: team.full })).status).toBe(422);
     expect((await call(`/api/v1/domains/${d.id}/checks`)).status).toBe(401);

@@ -84,18 +84,22 @@ export function fakeBatch(bodies: unknown[], queue = "emailauth-checks") {
 }
 
 export async function eventsOf(domainId: number): Promise<Array<{ type: string; data: Record<string, unknown> }>> {
-  const rows = await env.DB.prepare("SELECT type, payload FROM events WHERE domain_id = ? ORDER BY created_at, rowid").bind(domainId).all<{ type: string; payload: string }>();
+  const rows = await env.DB.prepare("SELECT type, payload FROM events WHERE domain_id = ? ORDER BY created_at, rowid")
+    .bind(domainId)
+    .all<{ type: string; payload: string }>();
   return rows.results.map((r) => ({ type: r.type, data: (JSON.parse(r.payload) as { data: Record<string, unknown> }).data }));
 }
 
 export async function alertsOf(domainId: number) {
-  const rows = await env.DB.prepare("SELECT kind, subject, severity, occurrences, resolved_at FROM alerts WHERE domain_id = ? ORDER BY id").bind(domainId)
+  const rows = await env.DB.prepare("SELECT kind, subject, severity, occurrences, resolved_at FROM alerts WHERE domain_id = ? ORDER BY id")
+    .bind(domainId)
     .all<{ kind: string; subject: string; severity: string; occurrences: number; resolved_at: number | null }>();
   return rows.results;
 }
 
 export async function diffsOf(domainId: number) {
-  const rows = await env.DB.prepare("SELECT check_id, category, field, before, after, severity FROM diffs WHERE domain_id = ? ORDER BY id").bind(domainId)
+  const rows = await env.DB.prepare("SELECT check_id, category, field, before, after, severity FROM diffs WHERE domain_id = ? ORDER BY id")
+    .bind(domainId)
     .all<{ check_id: string; category: string; field: string; before: string | null; after: string | null; severity: string }>();
   return rows.results;
 }
@@ -103,5 +107,6 @@ export async function diffsOf(domainId: number) {
 /** Marks a domain verified directly (for tests that are not about verification). */
 export async function markVerified(domainId: number, nextCheckAt: Date | null = null): Promise<void> {
   await env.DB.prepare("UPDATE domains SET verified = 1, verified_at = ?, next_check_at = ? WHERE id = ?")
-    .bind(Date.now(), nextCheckAt ? nextCheckAt.getTime() : null, domainId).run();
+    .bind(Date.now(), nextCheckAt ? nextCheckAt.getTime() : null, domainId)
+    .run();
 }

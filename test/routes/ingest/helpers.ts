@@ -23,10 +23,17 @@ export interface TestDomain {
 export async function makeDomain(teamId: number, o: { name?: string; verified?: boolean } = {}): Promise<TestDomain> {
   const name = o.name ?? `${unique("d").toLowerCase()}.example`;
   const reportToken = randomBase62(20).toLowerCase();
-  const [row] = await db.insert(domains).values({
-    teamId, name, verified: o.verified ?? true, verificationToken: randomBase62(24), reportToken,
-    verifiedAt: o.verified === false ? null : new Date(),
-  }).returning({ id: domains.id });
+  const [row] = await db
+    .insert(domains)
+    .values({
+      teamId,
+      name,
+      verified: o.verified ?? true,
+      verificationToken: randomBase62(24),
+      reportToken,
+      verifiedAt: o.verified === false ? null : new Date(),
+    })
+    .returning({ id: domains.id });
   if (!row) throw new Error("domain insert failed");
   return { id: row.id, name, teamId, reportToken, address: `${reportToken}@${REPORT_DOMAIN}` };
 }
@@ -59,27 +66,36 @@ export interface ReportOpts {
 function recordXml(r: Rec, domain: string, style: ReportOpts["style"]): string {
   const cap = (s: string) => (style === "yahoo" ? s.charAt(0).toUpperCase() + s.slice(1) : s);
   const sigs = (r.sigs ?? [{ d: domain, s: "s1", r: "pass" }])
-    .map((s) => `<dkim><domain>${s.d}</domain>${s.s ? `<selector>${s.s}</selector>` : ""}<result>${cap(s.r)}</result></dkim>`).join("");
+    .map((s) => `<dkim><domain>${s.d}</domain>${s.s ? `<selector>${s.s}</selector>` : ""}<result>${cap(s.r)}</result></dkim>`)
+    .join("");
   const spf = r.spfRes ?? { d: domain, r: "pass", scope: "mfrom" };
-  return `<record><row><source_ip>${r.ip}</source_ip><count>${r.count}</count><policy_evaluated>` +
+  return (
+    `<record><row><source_ip>${r.ip}</source_ip><count>${r.count}</count><policy_evaluated>` +
     `<disposition>${cap(r.disposition ?? "none")}</disposition><dkim>${cap(r.dkim ?? "pass")}</dkim><spf>${cap(r.spf ?? "pass")}</spf></policy_evaluated></row>` +
     `<identifiers>${r.envTo ? `<envelope_to>${r.envTo}</envelope_to>` : ""}<header_from>${r.from ?? domain}</header_from></identifiers>` +
-    `<auth_results>${sigs}<spf><domain>${spf.d}</domain>${spf.scope ? `<scope>${spf.scope}</scope>` : ""}<result>${cap(spf.r)}</result></spf></auth_results></record>\n`;
+    `<auth_results>${sigs}<spf><domain>${spf.d}</domain>${spf.scope ? `<scope>${spf.scope}</scope>` : ""}<result>${cap(spf.r)}</result></spf></auth_results></record>\n`
+  );
 }
 
 export function reportXml(o: ReportOpts): string {
   const style = o.style ?? "google";
-  const root = style === "rfc9990" ? `<feedback xmlns="urn:ietf:params:xml:ns:dmarc-2.0"><version>1.0</version>`
-    : style === "microsoft" ? `<feedback xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><version>1.0</version>`
-      : "<feedback>";
+  const root =
+    style === "rfc9990"
+      ? `<feedback xmlns="urn:ietf:params:xml:ns:dmarc-2.0"><version>1.0</version>`
+      : style === "microsoft"
+        ? `<feedback xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><version>1.0</version>`
+        : "<feedback>";
   const gen = style === "rfc9990" ? "<generator>Example DMARC 2.1</generator>" : "";
-  const policy = style === "rfc9990"
-    ? `<domain>${o.domain}</domain><discovery_method>treewalk</discovery_method><adkim>r</adkim><aspf>r</aspf><p>${o.p ?? "none"}</p><np>reject</np><testing>n</testing>`
-    : `<domain>${style === "microsoft" ? `${o.domain.toUpperCase()}.` : o.domain}</domain><adkim>r</adkim><aspf>r</aspf><p>${o.p ?? "none"}</p><sp>none</sp><pct>100</pct>`;
-  return `<?xml version="1.0" encoding="UTF-8" ?>\n${root}<report_metadata><org_name>${o.org ?? "google.com"}</org_name>` +
+  const policy =
+    style === "rfc9990"
+      ? `<domain>${o.domain}</domain><discovery_method>treewalk</discovery_method><adkim>r</adkim><aspf>r</aspf><p>${o.p ?? "none"}</p><np>reject</np><testing>n</testing>`
+      : `<domain>${style === "microsoft" ? `${o.domain.toUpperCase()}.` : o.domain}</domain><adkim>r</adkim><aspf>r</aspf><p>${o.p ?? "none"}</p><sp>none</sp><pct>100</pct>`;
+  return (
+    `<?xml version="1.0" encoding="UTF-8" ?>\n${root}<report_metadata><org_name>${o.org ?? "google.com"}</org_name>` +
     `<email>${o.email ?? "noreply-dmarc-support@google.com"}</email><report_id>${o.reportId ?? unique("rid")}</report_id>` +
     `<date_range><begin>${o.begin}</begin><end>${o.end}</end></date_range>${gen}</report_metadata>` +
-    `<policy_published>${policy}</policy_published>\n${o.records.map((r) => recordXml(r, o.domain, style)).join("")}</feedback>\n`;
+    `<policy_published>${policy}</policy_published>\n${o.records.map((r) => recordXml(r, o.domain, style)).join("")}</feedback>\n`
+  );
 }
 
 export const day0 = (daysAgo: number): number => {
@@ -91,7 +107,10 @@ export async function signature(body: Uint8Array, secret = SECRET): Promise<stri
   return `sha256=${await hmacSha256Hex(secret, body)}`;
 }
 
-export async function post(body: Uint8Array | string, o: { contentType?: string; signature?: string | null; headers?: Record<string, string> } = {}): Promise<Response> {
+export async function post(
+  body: Uint8Array | string,
+  o: { contentType?: string; signature?: string | null; headers?: Record<string, string> } = {},
+): Promise<Response> {
   const bytes = typeof body === "string" ? enc(body) : body;
   const headers: Record<string, string> = { "content-type": o.contentType ?? "application/xml", ...o.headers };
   const sig = o.signature === undefined ? await signature(bytes) : o.signature;
@@ -112,6 +131,8 @@ export function base64(bytes: Uint8Array): string {
 /** What is stored for a domain: complete reports, all report rows, row count and message sum. */
 export async function stored(domainId: number) {
   const reports = await db.select().from(dmarcReports).where(eq(dmarcReports.domainId, domainId));
-  const rows = await db.get<{ n: number; messages: number | null }>(sql`SELECT COUNT(*) AS n, SUM(messages) AS messages FROM dmarc_rows WHERE domain_id = ${domainId}`);
+  const rows = await db.get<{ n: number; messages: number | null }>(
+    sql`SELECT COUNT(*) AS n, SUM(messages) AS messages FROM dmarc_rows WHERE domain_id = ${domainId}`,
+  );
   return { reports, rows: rows?.n ?? 0, messages: rows?.messages ?? 0 };
 }

@@ -16,7 +16,10 @@ async function refused(body: Uint8Array | string, status: number, code?: string,
 function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((a, p) => a + p.length, 0));
   let at = 0;
-  for (const p of parts) (out.set(p, at), (at += p.length));
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
   return out;
 }
 
@@ -37,7 +40,13 @@ describe("hostile input via HTTP", () => {
     const team = await makeTeam();
     const d = await makeDomain(team.id);
     const xml = good(d);
-    await refused(xml.replace("<feedback>", `<!DOCTYPE feedback [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><feedback>`).replace("google.com</org_name>", "&xxe;</org_name>"), 422, "forbidden_dtd");
+    await refused(
+      xml
+        .replace("<feedback>", `<!DOCTYPE feedback [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><feedback>`)
+        .replace("google.com</org_name>", "&xxe;</org_name>"),
+      422,
+      "forbidden_dtd",
+    );
     const laughs = `<!DOCTYPE lolz [<!ENTITY lol "lol">${Array.from({ length: 8 }, (_, i) => `<!ENTITY lol${i + 2} "${`&lol${i === 0 ? "" : i + 1};`.repeat(10)}">`).join("")}]>`;
     await refused(xml.replace("<feedback>", `${laughs}<feedback>`), 422, "forbidden_dtd");
     await refused(gzipSync(enc(xml.replace("<feedback>", "<!doctype feedback><feedback>"))), 422, "forbidden_dtd");
@@ -77,7 +86,9 @@ describe("hostile input via HTTP", () => {
       },
     });
     const { exports } = await import("cloudflare:workers");
-    const res = await exports.default.fetch(new Request("https://api.test/api/webhooks/dmarc", { method: "POST", body: stream, headers: { "x-signature": sig }, duplex: "half" } as RequestInit));
+    const res = await exports.default.fetch(
+      new Request("https://api.test/api/webhooks/dmarc", { method: "POST", body: stream, headers: { "x-signature": sig }, duplex: "half" } as RequestInit),
+    );
     expect(res.status).toBe(413);
     const jsonRes = await postJson({ content_base64: "A".repeat(11 << 20) });
     expect(jsonRes.status).toBe(413);

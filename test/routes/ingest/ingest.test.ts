@@ -15,10 +15,30 @@ describe("POST /api/webhooks/dmarc: report shapes", () => {
   it("ingests Google, Microsoft, Yahoo and RFC 9990-shaped reports with exact totals", async () => {
     const team = await makeTeam();
     const cases = [
-      { style: "google" as const, org: "google.com", records: [{ ip: "209.85.220.41", count: 12 }, { ip: "203.0.113.9", count: 2, dkim: "fail", spf: "fail", sigs: [{ d: "spoof.test", s: "x", r: "fail" }] }] },
+      {
+        style: "google" as const,
+        org: "google.com",
+        records: [
+          { ip: "209.85.220.41", count: 12 },
+          { ip: "203.0.113.9", count: 2, dkim: "fail", spf: "fail", sigs: [{ d: "spoof.test", s: "x", r: "fail" }] },
+        ],
+      },
       { style: "microsoft" as const, org: "Enterprise Outlook", records: [{ ip: "2a01:111:f400:7e8b::20c", count: 5, envTo: "outlook.com" }] },
       { style: "yahoo" as const, org: "Yahoo", records: [{ ip: "192.0.2.7", count: 4, dkim: "fail", spf: "fail", disposition: "quarantine" }] },
-      { style: "rfc9990" as const, org: "Sample Reporter", records: [{ ip: "192.0.2.10", count: 9, sigs: [{ d: "x", s: "sel-2024", r: "fail" }, { d: "esp.test", s: "k1", r: "pass" }] }] },
+      {
+        style: "rfc9990" as const,
+        org: "Sample Reporter",
+        records: [
+          {
+            ip: "192.0.2.10",
+            count: 9,
+            sigs: [
+              { d: "x", s: "sel-2024", r: "fail" },
+              { d: "esp.test", s: "k1", r: "pass" },
+            ],
+          },
+        ],
+      },
     ];
     for (const c of cases) {
       const d = await makeDomain(team.id);
@@ -38,12 +58,21 @@ describe("POST /api/webhooks/dmarc: report shapes", () => {
     const team = await makeTeam();
     const d = await makeDomain(team.id);
     // Three whole UTC days; 30 messages from one source split 10/10/10, 3 failing split 1/1/1.
-    const xml = reportXml({ domain: d.name, begin: day0(5), end: day0(2) - 1, records: [
-      { ip: "198.51.100.1", count: 30 },
-      { ip: "198.51.100.2", count: 3, dkim: "fail", spf: "fail", sigs: [{ d: d.name, s: "s1", r: "fail" }], spfRes: { d: "other.test", r: "pass" } },
-    ] });
+    const xml = reportXml({
+      domain: d.name,
+      begin: day0(5),
+      end: day0(2) - 1,
+      records: [
+        { ip: "198.51.100.1", count: 30 },
+        { ip: "198.51.100.2", count: 3, dkim: "fail", spf: "fail", sigs: [{ d: d.name, s: "s1", r: "fail" }], spfRes: { d: "other.test", r: "pass" } },
+      ],
+    });
     expect((await post(xml)).status).toBe(202);
-    const rows = await env.DB.prepare("SELECT day, source_ip, messages, dkim_aligned, spf_aligned, spf_result FROM dmarc_rows WHERE domain_id = ? ORDER BY source_ip, day").bind(d.id).all();
+    const rows = await env.DB.prepare(
+      "SELECT day, source_ip, messages, dkim_aligned, spf_aligned, spf_result FROM dmarc_rows WHERE domain_id = ? ORDER BY source_ip, day",
+    )
+      .bind(d.id)
+      .all();
     const days = [5, 4, 3].map((n) => new Date(day0(n) * 1000).toISOString().slice(0, 10));
     expect(rows.results).toEqual([
       ...days.map((day) => ({ day, source_ip: "198.51.100.1", messages: 10, dkim_aligned: 1, spf_aligned: 1, spf_result: "pass" })),
@@ -69,17 +98,38 @@ describe("POST /api/webhooks/dmarc: report shapes", () => {
     const d = await makeDomain(team.id);
     const key = await dkimRecord(d.name);
     const stub = installDohStub({ [`sel2024._domainkey.${d.name}`]: { TXT: [key.record] } });
-    const xml = reportXml({ domain: d.name, org: "Yahoo", reportId: "evt-1", begin: day0(1), end: day0(0) - 1, records: [
-      { ip: "192.0.2.1", count: 6, sigs: [{ d: d.name, s: "Sel2024", r: "pass" }, { d: "esp.test", s: "esp1", r: "pass" }, { d: d.name, s: "forged", r: "fail" }] },
-      { ip: "192.0.2.2", count: 1, sigs: [{ d: `mail.${d.name}`, s: "sub", r: "pass" }] },
-    ] });
+    const xml = reportXml({
+      domain: d.name,
+      org: "Yahoo",
+      reportId: "evt-1",
+      begin: day0(1),
+      end: day0(0) - 1,
+      records: [
+        {
+          ip: "192.0.2.1",
+          count: 6,
+          sigs: [
+            { d: d.name, s: "Sel2024", r: "pass" },
+            { d: "esp.test", s: "esp1", r: "pass" },
+            { d: d.name, s: "forged", r: "fail" },
+          ],
+        },
+        { ip: "192.0.2.2", count: 1, sigs: [{ d: `mail.${d.name}`, s: "sub", r: "pass" }] },
+      ],
+    });
     expect((await post(xml)).status).toBe(202);
     stub.restore();
-    const ev = await db.select().from(events).where(and(eq(events.domainId, d.id), eq(events.type, "dmarc.report.received")));
+    const ev = await db
+      .select()
+      .from(events)
+      .where(and(eq(events.domainId, d.id), eq(events.type, "dmarc.report.received")));
     expect(ev).toHaveLength(1);
     expect(ev[0]?.payload).toMatchObject({
       type: "dmarc.report.received",
-      data: { domain: { id: d.id, name: d.name }, report: { org_name: "Yahoo", report_id: "evt-1", messages: 7, records: 2, begin: new Date(day0(1) * 1000).toISOString() } },
+      data: {
+        domain: { id: d.id, name: d.name },
+        report: { org_name: "Yahoo", report_id: "evt-1", messages: 7, records: 2, begin: new Date(day0(1) * 1000).toISOString() },
+      },
     });
     const sels = await db.select().from(dkimSelectors).where(eq(dkimSelectors.domainId, d.id));
     expect(sels.map((s) => [s.selector, s.source, s.status])).toEqual([["sel2024", "dmarc", "pending"]]);
@@ -94,10 +144,16 @@ describe("POST /api/webhooks/dmarc: report shapes", () => {
     const stub = installDohStub(Object.fromEntries(names.map((n) => [`${n}._domainkey.${d.name}`, { TXT: [key.record] }])));
     for (let r = 0; r < 6; r++) {
       const sigs = names.slice(r * 5, r * 5 + 5).map((s) => ({ d: d.name, s, r: "pass" }));
-      expect((await post(reportXml({ domain: d.name, org: `org${r}.example`, begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count: 1, sigs }] }))).status).toBe(202);
+      expect(
+        (await post(reportXml({ domain: d.name, org: `org${r}.example`, begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count: 1, sigs }] })))
+          .status,
+      ).toBe(202);
     }
     stub.restore();
-    const learned = await db.select().from(dkimSelectors).where(and(eq(dkimSelectors.domainId, d.id), eq(dkimSelectors.source, "dmarc")));
+    const learned = await db
+      .select()
+      .from(dkimSelectors)
+      .where(and(eq(dkimSelectors.domainId, d.id), eq(dkimSelectors.source, "dmarc")));
     expect(learned).toHaveLength(20);
   });
 });
@@ -126,7 +182,10 @@ describe("POST /api/webhooks/dmarc: signature and routing", () => {
     const xml = reportXml({ domain: d.name, begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count: 3 }] });
     const content = base64(enc(xml));
     // A pending domain takes no reports, not even through its own report address.
-    const toPending = await postJson({ recipient: pending.address, content_base64: base64(enc(reportXml({ domain: pending.name, begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count: 3 }] }))) });
+    const toPending = await postJson({
+      recipient: pending.address,
+      content_base64: base64(enc(reportXml({ domain: pending.name, begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count: 3 }] }))),
+    });
     expect(toPending.status).toBe(422);
     expect(await json(toPending)).toMatchObject({ errors: { body: ["domain_not_verified"] } });
     expect((await postJson({ recipient: `${d.reportToken}@elsewhere.test`, content_base64: content })).status).toBe(422);
@@ -167,7 +226,10 @@ describe("POST /api/webhooks/dmarc: signature and routing", () => {
     const after = await stored(d.id);
     expect(after.rows).toBe(before.rows);
     expect(after.messages).toBe(7);
-    const ev = await db.select().from(events).where(and(eq(events.domainId, d.id), eq(events.type, "dmarc.report.received")));
+    const ev = await db
+      .select()
+      .from(events)
+      .where(and(eq(events.domainId, d.id), eq(events.type, "dmarc.report.received")));
     expect(ev).toHaveLength(1);
     // Another reporter with the same report id is a different report.
     expect((await post(xml.replace("google.com</org_name>", "Yahoo</org_name>"))).status).toBe(202);
@@ -177,13 +239,22 @@ describe("POST /api/webhooks/dmarc: signature and routing", () => {
     const team = await makeTeam();
     const d = await makeDomain(team.id);
     const xml = reportXml({ domain: d.name, reportId: "crash-1", begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count: 4 }] });
-    const insertProcessing = (receivedAt: number) => env.DB.prepare(
-      "INSERT INTO dmarc_reports (domain_id, org_name, report_id, date_begin, date_end, records, messages, status, created_at) VALUES (?, 'google.com', 'crash-1', 0, 0, 1, 4, 'processing', ?) RETURNING id",
-    ).bind(d.id, receivedAt).first<{ id: number }>();
+    const insertProcessing = (receivedAt: number) =>
+      env.DB.prepare(
+        "INSERT INTO dmarc_reports (domain_id, org_name, report_id, date_begin, date_end, records, messages, status, created_at) VALUES (?, 'google.com', 'crash-1', 0, 0, 1, 4, 'processing', ?) RETURNING id",
+      )
+        .bind(d.id, receivedAt)
+        .first<{ id: number }>();
     const fresh = await insertProcessing(Date.now());
     expect((await post(xml)).status).toBe(409);
-    await env.DB.prepare("UPDATE dmarc_reports SET created_at = ? WHERE id = ?").bind(Date.now() - 3_600_000, fresh?.id).run();
-    await env.DB.prepare("INSERT INTO dmarc_rows (report_id, domain_id, day, source_ip, dkim_aligned, spf_aligned, messages) VALUES (?, ?, '2020-01-01', '192.0.2.1', 1, 1, 99)").bind(fresh?.id, d.id).run();
+    await env.DB.prepare("UPDATE dmarc_reports SET created_at = ? WHERE id = ?")
+      .bind(Date.now() - 3_600_000, fresh?.id)
+      .run();
+    await env.DB.prepare(
+      "INSERT INTO dmarc_rows (report_id, domain_id, day, source_ip, dkim_aligned, spf_aligned, messages) VALUES (?, ?, '2020-01-01', '192.0.2.1', 1, 1, 99)",
+    )
+      .bind(fresh?.id, d.id)
+      .run();
     expect((await post(xml)).status).toBe(202);
     const s = await stored(d.id);
     expect(s.reports.map((r) => r.status)).toEqual(["complete"]);
@@ -196,16 +267,39 @@ describe("failure spike alert", () => {
     const team = await makeTeam();
     const d = await makeDomain(team.id);
     // Baseline: 5 days ago, 1,000 messages with 2% failing.
-    await post(reportXml({ domain: d.name, begin: day0(5), end: day0(4) - 1, records: [{ ip: "192.0.2.1", count: 980 }, { ip: "192.0.2.9", count: 20, dkim: "fail", spf: "fail" }] }));
+    await post(
+      reportXml({
+        domain: d.name,
+        begin: day0(5),
+        end: day0(4) - 1,
+        records: [
+          { ip: "192.0.2.1", count: 980 },
+          { ip: "192.0.2.9", count: 20, dkim: "fail", spf: "fail" },
+        ],
+      }),
+    );
     // Small report with every message failing: under 100 messages, no alert.
     await post(reportXml({ domain: d.name, begin: day0(2), end: day0(1) - 1, records: [{ ip: "203.0.113.1", count: 50, dkim: "fail", spf: "fail" }] }));
     expect(await db.select().from(alerts).where(eq(alerts.domainId, d.id))).toHaveLength(0);
     // 40% failing of 200: ≥ 3x 2% and ≥ 10 points above it.
-    await post(reportXml({ domain: d.name, begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count: 120 }, { ip: "203.0.113.1", count: 80, dkim: "fail", spf: "fail" }] }));
+    await post(
+      reportXml({
+        domain: d.name,
+        begin: day0(1),
+        end: day0(0) - 1,
+        records: [
+          { ip: "192.0.2.1", count: 120 },
+          { ip: "203.0.113.1", count: 80, dkim: "fail", spf: "fail" },
+        ],
+      }),
+    );
     const open = await db.select().from(alerts).where(eq(alerts.domainId, d.id));
     expect(open).toHaveLength(1);
     expect(open[0]).toMatchObject({ kind: "dmarc_failure_spike", subject: "dmarc:failures", occurrences: 1, resolvedAt: null });
-    const created = await db.select().from(events).where(and(eq(events.domainId, d.id), eq(events.type, "alert.created")));
+    const created = await db
+      .select()
+      .from(events)
+      .where(and(eq(events.domainId, d.id), eq(events.type, "alert.created")));
     expect(created).toHaveLength(1);
   });
 });

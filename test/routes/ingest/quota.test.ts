@@ -10,22 +10,34 @@ import { base64, day0, enc, makeDomain, postJson, reportXml } from "./helpers";
 const send = (d: { address: string; name: string }, o: { org?: string; email?: string; begin?: number; end?: number; records?: number } = {}) =>
   postJson({
     recipient: d.address,
-    content_base64: base64(enc(reportXml({
-      domain: d.name, org: o.org ?? "google.com", email: o.email, begin: o.begin ?? day0(1), end: o.end ?? day0(0) - 1,
-      records: Array.from({ length: o.records ?? 1 }, (_, i) => ({ ip: `192.0.2.${(i % 250) + 1}`, count: 1 })),
-    }))),
+    content_base64: base64(
+      enc(
+        reportXml({
+          domain: d.name,
+          org: o.org ?? "google.com",
+          email: o.email,
+          begin: o.begin ?? day0(1),
+          end: o.end ?? day0(0) - 1,
+          records: Array.from({ length: o.records ?? 1 }, (_, i) => ({ ip: `192.0.2.${(i % 250) + 1}`, count: 1 })),
+        }),
+      ),
+    ),
   });
 
 /** Reports already received today, written directly (the limit is what is under test, not 200 uploads). */
 async function receivedToday(domainId: number, n: number, records: number) {
   const now = Date.now();
   for (let i = 0; i < n; i++) {
-    await env.DB.prepare("INSERT INTO dmarc_reports (domain_id, org_name, report_id, email, date_begin, date_end, records, messages, status, created_at) VALUES (?, ?, ?, NULL, ?, ?, ?, ?, 'complete', ?)")
-      .bind(domainId, `seed-${i}.example`, `seed-${i}`, now - 86_400_000, now - 1000, records, records, now).run();
+    await env.DB.prepare(
+      "INSERT INTO dmarc_reports (domain_id, org_name, report_id, email, date_begin, date_end, records, messages, status, created_at) VALUES (?, ?, ?, NULL, ?, ?, ?, ?, 'complete', ?)",
+    )
+      .bind(domainId, `seed-${i}.example`, `seed-${i}`, now - 86_400_000, now - 1000, records, records, now)
+      .run();
   }
 }
 const storedReports = async (domainId: number) =>
-  (await env.DB.prepare("SELECT COUNT(*) AS n FROM dmarc_reports WHERE domain_id = ? AND org_name NOT LIKE 'seed-%'").bind(domainId).first<{ n: number }>())?.n ?? 0;
+  (await env.DB.prepare("SELECT COUNT(*) AS n FROM dmarc_reports WHERE domain_id = ? AND org_name NOT LIKE 'seed-%'").bind(domainId).first<{ n: number }>())
+    ?.n ?? 0;
 
 describe("report address limits (starter plan)", () => {
   const limits = REPORT_LIMITS.starter;
@@ -53,7 +65,8 @@ describe("report address limits (starter plan)", () => {
   it("reports per reporter per day: the 21st report of one reporter is refused, another reporter is not", async () => {
     const team = await makeTeam("starter");
     const d = await makeDomain(team.id);
-    for (let i = 0; i < limits.reports_per_reporter_day; i++) expect((await send(d, { org: "flood.example", email: "r@flood.example" })).status, `report ${i + 1}`).toBe(202);
+    for (let i = 0; i < limits.reports_per_reporter_day; i++)
+      expect((await send(d, { org: "flood.example", email: "r@flood.example" })).status, `report ${i + 1}`).toBe(202);
     expect((await send(d, { org: "flood.example", email: "r@flood.example" })).status).toBe(429);
     expect((await send(d, { org: "google.com", email: "noreply@google.com" })).status).toBe(202);
     const view = await json<{ data: { summary: { refused: { total: number; by_reason: Record<string, number> } } } }>(
@@ -84,7 +97,13 @@ describe("date arithmetic on report input", () => {
   it("a huge, negative or pre-1990 date_range is a 422, never a RangeError 500", async () => {
     const team = await makeTeam();
     const d = await makeDomain(team.id);
-    for (const [begin, end] of [[1e20, 1e20 + 1], [0, 1e17], [-1e20, 1], [99_999_999_999_999, 99_999_999_999_999], [100, 200]] as const) {
+    for (const [begin, end] of [
+      [1e20, 1e20 + 1],
+      [0, 1e17],
+      [-1e20, 1],
+      [99_999_999_999_999, 99_999_999_999_999],
+      [100, 200],
+    ] as const) {
       const res = await send(d, { begin, end });
       expect(res.status, `${begin}..${end}`).toBe(422);
       expect((await json<{ code: string }>(res)).code).toBe("validation_failed");

@@ -40,7 +40,12 @@ describe("address syntax (RFC 5321 §4.5.3.1, RFC 5322 §3.4.1)", () => {
   });
 
   it("lower-cases and punycodes the domain but keeps the local part's case (RFC 5321 §2.4)", () => {
-    expect(parseAddress(" Jane@Bücher.Example ")).toMatchObject({ ok: true, local: "Jane", domain: "xn--bcher-kva.example", address: "Jane@xn--bcher-kva.example" });
+    expect(parseAddress(" Jane@Bücher.Example ")).toMatchObject({
+      ok: true,
+      local: "Jane",
+      domain: "xn--bcher-kva.example",
+      address: "Jane@xn--bcher-kva.example",
+    });
   });
 });
 
@@ -55,7 +60,20 @@ describe("curated tables", () => {
     expect(providerFromMx([])).toBeNull();
   });
   it("knows free mailbox domains, including country variants of the big brands", () => {
-    for (const d of ["gmail.com", "googlemail.com", "hotmail.co.uk", "hotmail.fr", "yahoo.co.jp", "yahoo.com", "gmx.de", "yandex.ru", "proton.me", "qq.com", "icloud.com", "web.de"]) {
+    for (const d of [
+      "gmail.com",
+      "googlemail.com",
+      "hotmail.co.uk",
+      "hotmail.fr",
+      "yahoo.co.jp",
+      "yahoo.com",
+      "gmx.de",
+      "yandex.ru",
+      "proton.me",
+      "qq.com",
+      "icloud.com",
+      "web.de",
+    ]) {
       expect(isFreeDomain(d), d).toBe(true);
     }
     for (const d of ["acme.example", "google.com", "hotmail.acme.example", "yahoo.example.co.uk"]) expect(isFreeDomain(d), d).toBe(false);

@@ -23,7 +23,12 @@ describe("GET /api/v1/intel/domain", () => {
     expect(data.grade).toMatch(/^A/);
     expect(data.score).toBeGreaterThanOrEqual(90);
     expect(Object.fromEntries(Object.entries(data.records).map(([k, v]: [string, any]) => [k, v.status]))).toEqual({
-      spf: "present", dmarc: "present", bimi: "present", mta_sts: "present", tls_rpt: "present", mx: "present",
+      spf: "present",
+      dmarc: "present",
+      bimi: "present",
+      mta_sts: "present",
+      tls_rpt: "present",
+      mx: "present",
     });
     expect(data.records.spf.record).toBe("v=spf1 include:_spf.acme.example include:spf.vendor.example ip4:198.51.100.7 -all");
     expect(data.records.mx.record).toBe("10 mx1.acme.example\n20 mx2.acme.example");
@@ -52,10 +57,14 @@ describe("GET /api/v1/intel/domain", () => {
     expect(data.dmarc.discovery).toMatchObject({ status: "found", policy_domain: "acme.example", inherited: false, queries: 1 });
     expect(data.dmarc.tags).toMatchObject({ p: "reject", adkim: "s", rua: ["mailto:dmarc@acme.example"] });
     expect(data.records.mta_sts.policy).toMatchObject({ status: "valid", mode: "enforce", max_age: 604800 });
-    expect(data.records.mta_sts.coverage).toEqual([{ host: "mx1.acme.example", covered: true }, { host: "mx2.acme.example", covered: true }]);
+    expect(data.records.mta_sts.coverage).toEqual([
+      { host: "mx1.acme.example", covered: true },
+      { host: "mx2.acme.example", covered: true },
+    ]);
     expect(data.mta_sts.policy_text).toContain("mode: enforce");
     expect(data.records.mx.hosts.map((h: any) => [h.host, h.status, h.ipv4])).toEqual([
-      ["mx1.acme.example", "ok", ["192.0.2.25"]], ["mx2.acme.example", "ok", ["192.0.2.26"]],
+      ["mx1.acme.example", "ok", ["192.0.2.25"]],
+      ["mx2.acme.example", "ok", ["192.0.2.26"]],
     ]);
     expect(data.blacklist_details.listed).toEqual([]);
     expect(data.blacklist_details.checked).toBe(data.blacklists.checked);
@@ -117,7 +126,15 @@ describe("GET /api/v1/intel/domain", () => {
 
   it("answers 503 when every name fails with SERVFAIL through the DoH stub", async () => {
     stub = installDohStub(acmeZone, { passthrough: policyServer });
-    const names = ["acme.example", "_dmarc.acme.example", "_dmarc.example", "_mta-sts.acme.example", "_smtp._tls.acme.example", "default._bimi.acme.example", "default._bimi.example"];
+    const names = [
+      "acme.example",
+      "_dmarc.acme.example",
+      "_dmarc.example",
+      "_mta-sts.acme.example",
+      "_smtp._tls.acme.example",
+      "default._bimi.acme.example",
+      "default._bimi.example",
+    ];
     for (const n of names) for (const t of ["TXT", "MX", "A", "AAAA"]) stub.setFault(n, t, "servfail");
     const res = await call("/api/v1/intel/domain?domain=acme.example", { token: team.full });
     expect(res.status).toBe(503);

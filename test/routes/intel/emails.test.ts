@@ -7,7 +7,13 @@ type Check = Record<string, any>;
 type Body = { data: Check; code?: string; errors?: Record<string, string[]> };
 
 const zone: StubZone = {
-  "gmail.com": { MX: [{ preference: 5, exchange: "gmail-smtp-in.l.google.com" }, { preference: 10, exchange: "alt1.gmail-smtp-in.l.google.com" }], TXT: ["v=spf1 redirect=_spf.google.com"] },
+  "gmail.com": {
+    MX: [
+      { preference: 5, exchange: "gmail-smtp-in.l.google.com" },
+      { preference: 10, exchange: "alt1.gmail-smtp-in.l.google.com" },
+    ],
+    TXT: ["v=spf1 redirect=_spf.google.com"],
+  },
   "_spf.google.com": { TXT: ["v=spf1 include:_netblocks.google.com ~all"] },
   "gmail-smtp-in.l.google.com": { A: ["192.0.2.5"] },
   "alt1.gmail-smtp-in.l.google.com": { A: ["192.0.2.6"] },
@@ -40,10 +46,18 @@ describe("GET /api/v1/intel/email", () => {
     expect(res.status).toBe(200);
     const { data } = await json<Body>(res);
     expect(data).toMatchObject({
-      email: "Jane.Doe@corp.example", valid_syntax: true, syntax_error: null, domain: "corp.example",
+      email: "Jane.Doe@corp.example",
+      valid_syntax: true,
+      syntax_error: null,
+      domain: "corp.example",
       mx: { status: "present", hosts: [{ host: "corp-example.mail.protection.outlook.com", preference: 0, status: "ok" }] },
-      provider: { name: "Microsoft 365", kind: "mailbox" }, free: false, disposable: false, role: false,
-      policy: { strength: "strong", spf: "-all", dmarc: "reject" }, score: 100, reasons: [],
+      provider: { name: "Microsoft 365", kind: "mailbox" },
+      free: false,
+      disposable: false,
+      role: false,
+      policy: { strength: "strong", spf: "-all", dmarc: "reject" },
+      score: 100,
+      reasons: [],
     });
   });
 
@@ -139,7 +153,11 @@ describe("POST /api/v1/intel/emails", () => {
     expect(data.count).toBe(5);
     expect(data.domains).toBe(3);
     expect(data.results.map((r: Check) => [r.email, r.valid_syntax])).toEqual([
-      ["b@gmail.com", true], ["not an address", false], ["jane@corp.example", true], ["b@gmail.com", true], ["x@mailinator.com", true],
+      ["b@gmail.com", true],
+      ["not an address", false],
+      ["jane@corp.example", true],
+      ["b@gmail.com", true],
+      ["x@mailinator.com", true],
     ]);
     expect(data.results[1]).toMatchObject({ syntax_error: expect.stringContaining("no @"), score: 0, mx: { status: "not_checked" } });
     expect(data.results[0]).toEqual(data.results[3]);
@@ -148,7 +166,13 @@ describe("POST /api/v1/intel/emails", () => {
   it("resolves each distinct name once: 100 addresses over 10 domains", async () => {
     const big: StubZone = {};
     for (let i = 0; i < 10; i++) {
-      big[`d${i}.example`] = { MX: [{ preference: 10, exchange: `mx.d${i}.example` }, { preference: 20, exchange: "mx.shared.example" }], TXT: ["v=spf1 include:_spf.shared.example -all"] };
+      big[`d${i}.example`] = {
+        MX: [
+          { preference: 10, exchange: `mx.d${i}.example` },
+          { preference: 20, exchange: "mx.shared.example" },
+        ],
+        TXT: ["v=spf1 include:_spf.shared.example -all"],
+      };
       big[`mx.d${i}.example`] = { A: [`192.0.2.${i + 1}`] };
       if (i % 2 === 0) big[`_dmarc.d${i}.example`] = { TXT: ["v=DMARC1; p=quarantine"] }; // odd ones walk up to _dmarc.example
     }
@@ -180,7 +204,12 @@ describe("POST /api/v1/intel/emails", () => {
   });
 
   it("rejects a non-JSON body with 415 and malformed JSON with 400", async () => {
-    const text = await call("/api/v1/intel/emails", { method: "POST", token: team.full, rawBody: "emails=a@b.example", headers: { "content-type": "text/plain" } });
+    const text = await call("/api/v1/intel/emails", {
+      method: "POST",
+      token: team.full,
+      rawBody: "emails=a@b.example",
+      headers: { "content-type": "text/plain" },
+    });
     expect(text.status).toBe(415);
     const broken = await call("/api/v1/intel/emails", { method: "POST", token: team.full, rawBody: "{", headers: { "content-type": "application/json" } });
     expect(broken.status).toBe(400);

@@ -6,7 +6,10 @@ export const POLICY = "version: STSv1\r\nmode: enforce\r\nmx: mx1.acme.example\r
 export const acmeZone: StubZone = {
   "acme.example": {
     TXT: ["v=spf1 include:_spf.acme.example include:spf.vendor.example ip4:198.51.100.7 -all", "google-site-verification=abc"],
-    MX: [{ preference: 10, exchange: "mx1.acme.example" }, { preference: 20, exchange: "mx2.acme.example" }],
+    MX: [
+      { preference: 10, exchange: "mx1.acme.example" },
+      { preference: 20, exchange: "mx2.acme.example" },
+    ],
   },
   "_spf.acme.example": { TXT: ["v=spf1 include:_netblocks.acme.example ~all"] },
   "_netblocks.acme.example": { TXT: ["v=spf1 ip4:192.0.2.0/24 ip6:2001:db8::/32 -all"] },

@@ -9,7 +9,7 @@ import { createWebhook, insertDomain, installReceiver, testServices } from "./su
 type Body = { data: Record<string, any>; meta?: Record<string, number>; code?: string; errors?: Record<string, string[]> };
 let r: ReturnType<typeof installReceiver>;
 beforeEach(() => {
-  r = installReceiver({ "internal.example.com": { A: ["10.0.0.1"] }, "sneaky.example.com": { A: [ "93.184.216.34"], AAAA: ["::ffff:169.254.169.254"] } });
+  r = installReceiver({ "internal.example.com": { A: ["10.0.0.1"] }, "sneaky.example.com": { A: ["93.184.216.34"], AAAA: ["::ffff:169.254.169.254"] } });
 });
 afterEach(() => r.stub.restore());
 
@@ -30,14 +30,23 @@ describe("POST /webhooks", () => {
     const team = await makeTeam("pro");
     const domain = await insertDomain(team.id);
     const res = await call("/api/v1/webhooks", {
-      method: "POST", token: team.full,
+      method: "POST",
+      token: team.full,
       body: { url: "https://hooks.example.com/in", events: ["domain.verified", "alert.created", "alert.created"], description: "ops", domain_ids: [domain.id] },
     });
     expect(res.status).toBe(201);
     const { data } = await json<Body>(res);
     expect(data.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(atob(data.secret.slice(6))).toHaveLength(32);
-    expect(data).toMatchObject({ url: "https://hooks.example.com/in", events: ["domain.verified", "alert.created"], description: "ops", domain_ids: [domain.id], enabled: true, failure_count: 0, disabled_at: null });
+    expect(data).toMatchObject({
+      url: "https://hooks.example.com/in",
+      events: ["domain.verified", "alert.created"],
+      description: "ops",
+      domain_ids: [domain.id],
+      enabled: true,
+      failure_count: 0,
+      disabled_at: null,
+    });
 
     const got = await json<Body>(await call(`/api/v1/webhooks/${data.id}`, { token: team.readOnly }));
     expect(got.data.secret, "the secret is shown only once").toBeUndefined();
@@ -76,7 +85,9 @@ describe("POST /webhooks", () => {
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(Object.keys((await json<Body>(res)).errors ?? {}), JSON.stringify(body)).toContain(field);
     }
-    expect((await call("/api/v1/webhooks", { method: "POST", token: team.full, rawBody: "{", headers: { "content-type": "application/json" } })).status).toBe(400);
+    expect((await call("/api/v1/webhooks", { method: "POST", token: team.full, rawBody: "{", headers: { "content-type": "application/json" } })).status).toBe(
+      400,
+    );
     expect((await call("/api/v1/webhooks", { method: "POST", token: team.full, rawBody: "x", headers: { "content-type": "text/plain" } })).status).toBe(415);
   });
 
@@ -119,7 +130,9 @@ describe("POST /webhooks", () => {
   it("answers 503 when the target's DNS cannot be resolved at all (never reads it as fine)", async () => {
     const team = await makeTeam();
     r.stub.setFault("hooks.example.com", "A", "servfail");
-    const error = await createEndpoint(testServices(), teamContext(team.id), "enterprise", { url: "https://hooks.example.com/x", events: ["*"] }).catch((e: unknown) => e);
+    const error = await createEndpoint(testServices(), teamContext(team.id), "enterprise", { url: "https://hooks.example.com/x", events: ["*"] }).catch(
+      (e: unknown) => e,
+    );
     expect((error as ApiError).status).toBe(503);
     expect((error as ApiError).code).toBe("dependency_unavailable");
   });
@@ -140,7 +153,11 @@ describe("PATCH /webhooks/{webhook}", () => {
     const team = await makeTeam();
     const hook = await createWebhook(team.full, { events: ["domain.created"] });
     const path = `/api/v1/webhooks/${hook.id}`;
-    let res = await call(path, { method: "PATCH", token: team.full, body: { events: ["alert.created"], description: "new", url: "https://other.example.com/in" } });
+    let res = await call(path, {
+      method: "PATCH",
+      token: team.full,
+      body: { events: ["alert.created"], description: "new", url: "https://other.example.com/in" },
+    });
     expect(res.status).toBe(200);
     expect((await json<Body>(res)).data).toMatchObject({ events: ["alert.created"], description: "new", url: "https://other.example.com/in" });
 

@@ -13,9 +13,16 @@ import { unique } from "../../support/api";
 export const services = (now?: () => Date): Services => createServices(env, now ? { clock: { now } } : {});
 
 export async function insertDomain(svc: Services, teamId: number, name = `${unique("dk")}.example`): Promise<DomainRow> {
-  const [row] = await svc.db.insert(domains).values({
-    teamId, name, verified: true, verificationToken: unique("vt"), reportToken: unique("rt"),
-  }).returning();
+  const [row] = await svc.db
+    .insert(domains)
+    .values({
+      teamId,
+      name,
+      verified: true,
+      verificationToken: unique("vt"),
+      reportToken: unique("rt"),
+    })
+    .returning();
   if (!row) throw new Error("domain insert failed");
   return row;
 }
@@ -37,7 +44,11 @@ export const selectorsOf = (svc: Services, domainId: number) =>
   svc.db.select().from(dkimSelectors).where(eq(dkimSelectors.domainId, domainId)).orderBy(dkimSelectors.selector);
 
 export async function keysOf(svc: Services, domainId: number, selector: string) {
-  const [row] = await svc.db.select().from(dkimSelectors).where(eq(dkimSelectors.domainId, domainId)).then((rs) => rs.filter((r) => r.selector === selector));
+  const [row] = await svc.db
+    .select()
+    .from(dkimSelectors)
+    .where(eq(dkimSelectors.domainId, domainId))
+    .then((rs) => rs.filter((r) => r.selector === selector));
   if (!row) return [];
   return svc.db.select().from(dkimKeys).where(eq(dkimKeys.selectorId, row.id)).orderBy(dkimKeys.id);
 }

@@ -11,7 +11,9 @@ const GOOGLE = { mxHosts: ["aspmx.l.google.com"], spfIncludes: ["_spf.google.com
 
 let teamId: number;
 let stub: DohStub | null = null;
-beforeAll(async () => { teamId = (await makeTeam()).id; });
+beforeAll(async () => {
+  teamId = (await makeTeam()).id;
+});
 
 describe("refreshDkimInventory", () => {
   it("walks a selector through discovery, rotation, record change, temperror, revocation and removal", async () => {
@@ -43,10 +45,23 @@ describe("refreshDkimInventory", () => {
     expect(q.length).toBeLessThanOrEqual(41);
     let rows = await selectorsOf(svc, domain.id);
     expect(rows.map((r) => r.selector)).toEqual(["google", "selector1"]);
-    expect(rows[0]).toMatchObject({ source: "discovered", status: "active", health: "pass", provider: "Google Workspace", keyFingerprint: keyA.fingerprint, keyType: "ed25519", keyBits: 256, rotations: 0, firstSeenAt: t(0) });
+    expect(rows[0]).toMatchObject({
+      source: "discovered",
+      status: "active",
+      health: "pass",
+      provider: "Google Workspace",
+      keyFingerprint: keyA.fingerprint,
+      keyType: "ed25519",
+      keyBits: 256,
+      rotations: 0,
+      firstSeenAt: t(0),
+    });
     expect(rows[1]).toMatchObject({ status: "active", delegatedTo: msTarget, provider: "Microsoft 365", keyFingerprint: keyM.fingerprint });
     let evs = await eventsOf(svc, domain.id);
-    expect(evs.map((e) => [e.type, e.data.selector])).toEqual([["dkim.selector.added", "google"], ["dkim.selector.added", "selector1"]]);
+    expect(evs.map((e) => [e.type, e.data.selector])).toEqual([
+      ["dkim.selector.added", "google"],
+      ["dkim.selector.added", "selector1"],
+    ]);
     expect(evs[0]?.data).toMatchObject({ domain: { id: domain.id, name: d }, fingerprint: keyA.fingerprint, type: "ed25519", bits: 256 });
 
     // 2. Rotation: the old key is retired as rotated, the new one recorded, rotations + 1.
@@ -55,17 +70,33 @@ describe("refreshDkimInventory", () => {
     rows = await selectorsOf(svc, domain.id);
     expect(rows[0]).toMatchObject({ keyFingerprint: keyB.fingerprint, rotations: 1, keyFirstSeenAt: t(1), firstSeenAt: t(0) });
     let keys = await keysOf(svc, domain.id, "google");
-    expect(keys.map((k) => [k.fingerprint, k.retiredReason, k.retiredAt])).toEqual([[keyA.fingerprint, "rotated", t(1)], [keyB.fingerprint, null, null]]);
+    expect(keys.map((k) => [k.fingerprint, k.retiredReason, k.retiredAt])).toEqual([
+      [keyA.fingerprint, "rotated", t(1)],
+      [keyB.fingerprint, null, null],
+    ]);
     evs = await eventsOf(svc, domain.id);
     expect(evs.slice(2).map((e) => e.type)).toEqual(["dkim.key.rotated"]);
-    expect(evs[2]?.data).toMatchObject({ selector: "google", old_fingerprint: keyA.fingerprint, new_fingerprint: keyB.fingerprint, type: "ed25519", bits: 256 });
+    expect(evs[2]?.data).toMatchObject({
+      selector: "google",
+      old_fingerprint: keyA.fingerprint,
+      new_fingerprint: keyB.fingerprint,
+      type: "ed25519",
+      bits: 256,
+    });
 
     // 3. Same key, new tags (t=y): dkim.record.changed, no new key row, health warning (testing mode).
     const testing = keyB.dns.value.replace("v=DKIM1;", "v=DKIM1; t=y;");
     zone[`google._domainkey.${d}`] = { TXT: [testing] };
     await run(t(2));
     rows = await selectorsOf(svc, domain.id);
-    expect(rows[0]).toMatchObject({ keyFingerprint: keyB.fingerprint, rotations: 1, record: testing, keyTesting: true, health: "warning", keyFirstSeenAt: t(1) });
+    expect(rows[0]).toMatchObject({
+      keyFingerprint: keyB.fingerprint,
+      rotations: 1,
+      record: testing,
+      keyTesting: true,
+      health: "warning",
+      keyFirstSeenAt: t(1),
+    });
     expect(await keysOf(svc, domain.id, "google")).toHaveLength(2);
     evs = await eventsOf(svc, domain.id);
     expect(evs.slice(3).map((e) => e.type)).toEqual(["dkim.record.changed"]);
@@ -123,7 +154,9 @@ describe("refreshDkimInventory", () => {
     const key = await newKey(domain.name, "s1");
     stub = installDohStub({ [`s1._domainkey.${domain.name}`]: { TXT: [`${key.dns.value.replace("k=ed25519;", "k=ed25519; h=sha1;")}`] } });
     const r = await refreshDkimInventory(svc, domain, svc.createResolver(), { mxHosts: [], spfIncludes: [] }, t(0));
-    expect(r.alerts).toEqual([expect.objectContaining({ kind: "dkim", subject: "dkim:s1", severity: "High", teamId, domain: { id: domain.id, name: domain.name } })]);
+    expect(r.alerts).toEqual([
+      expect.objectContaining({ kind: "dkim", subject: "dkim:s1", severity: "High", teamId, domain: { id: domain.id, name: domain.name } }),
+    ]);
     expect(r.posture?.findings.map((f) => f.rule)).toContain("dkim.key.sha1_only");
     await commit(svc, r, t(0));
     expect((await selectorsOf(svc, domain.id))[0]).toMatchObject({ status: "active", health: "fail" });
