@@ -73,6 +73,11 @@ interface Draft {
 
 const bad = (message: string): ReportError => ({ code: "not_a_report", message });
 
+/** <record> elements one report may hold: the largest real reports carry about 100,000 (docs/limits.md). */
+export const MAX_RECORDS_PER_REPORT = 200_000;
+/** DKIM and SPF results kept per record: real records carry one to three; the rest are ignored. */
+export const MAX_AUTH_RESULTS = 8;
+
 export class ReportBuilder {
   private readonly top = new Map<string, string>();
   private readonly errors: string[] = [];
@@ -80,7 +85,10 @@ export class ReportBuilder {
   private sub = new Map<string, string>(); // fields of the open dkim/spf/reason element
   records = 0;
 
-  constructor(private readonly onRecord: (r: ReportRecord) => void) {}
+  constructor(
+    private readonly onRecord: (r: ReportRecord) => void,
+    private readonly maxRecords = MAX_RECORDS_PER_REPORT,
+  ) {}
 
   open(path: string): void {
     if (path === "record") this.rec = { f: new Map(), reasons: [], dkim: [], spf: [] };
@@ -110,13 +118,15 @@ export class ReportBuilder {
       r.reasons.push({ type: F.reasonType(s.get("type") ?? ""), comment: F.opt(s.get("comment")) });
     } else if (path === "record/auth_results/dkim") {
       const sel = F.opt(s.get("selector"));
+      if (r.dkim.length >= MAX_AUTH_RESULTS) return null;
       r.dkim.push({
         domain: F.domain(s.get("domain") ?? ""),
-        selector: sel === null ? null : F.lower(sel),
+        selector: sel === null ? null : F.lower(sel).slice(0, F.MAX_DOMAIN_CHARS),
         result: F.dkimResult(s.get("result") ?? "none"),
         humanResult: F.opt(s.get("human_result")),
       });
     } else if (path === "record/auth_results/spf") {
+      if (r.spf.length >= MAX_AUTH_RESULTS) return null;
       r.spf.push({
         domain: F.domain(s.get("domain") ?? ""),
         scope: F.opt(s.get("scope"))?.toLowerCase() ?? null,
@@ -135,6 +145,9 @@ export class ReportBuilder {
     if (ip === null) return bad(`record ${this.records + 1}: missing or invalid source_ip`);
     const n = F.count(g(`${ROW}count`) ?? "");
     if (n === null) return bad(`record ${this.records + 1}: missing or invalid count`);
+    if (this.records >= this.maxRecords) {
+      return { code: "too_many_records", message: `more than ${this.maxRecords} records in one report` };
+    }
     const env = F.opt(g(`${ID}envelope_from`));
     const to = F.opt(g(`${ID}envelope_to`));
     this.records++;

@@ -8,8 +8,11 @@ export const MAX_RECORD_COUNT = 1_000_000_000;
 /** Lower-cased, trimmed. Reporters send "Pass", "FAIL", "SoftFail" (parsedmarc #288). */
 export const lower = (s: string): string => s.trim().toLowerCase();
 
-/** A domain: lower-case, trimmed, without the trailing root dot. */
-export const domain = (s: string): string => lower(s).replace(/\.$/, "");
+/** Longest domain name (RFC 1035 §2.3.4): longer text in a domain field is cut here (docs/limits.md). */
+export const MAX_DOMAIN_CHARS = 253;
+
+/** A domain: lower-case, trimmed, without the trailing root dot, at most 253 characters. */
+export const domain = (s: string): string => lower(s).replace(/\.$/, "").slice(0, MAX_DOMAIN_CHARS);
 
 /** SPF results: the RFC 7489 schema notes "unknown" for temperror and "error" for permerror. */
 export function spfResult(s: string): string {

@@ -166,3 +166,31 @@ describe("not XML, malformed XML, not a report", () => {
     expect(await code(enc(report({ end: 5 })))).toBe("not_a_report");
   });
 });
+
+describe("per-report caps (docs/limits.md)", () => {
+  const rec = (i: number, extra = "") =>
+    `<record><row><source_ip>192.0.2.${(i % 250) + 1}</source_ip><count>1</count><policy_evaluated><disposition>none</disposition><dkim>pass</dkim><spf>pass</spf></policy_evaluated></row><identifiers><header_from>example.com</header_from></identifiers><auth_results>${extra}<spf><domain>example.com</domain><result>pass</result></spf></auth_results></record>`;
+  const doc = (records: string) =>
+    `<?xml version="1.0"?><feedback><report_metadata><org_name>x</org_name><email>r@x.example</email><report_id>1</report_id><date_range><begin>1700000000</begin><end>1700086399</end></date_range></report_metadata><policy_published><domain>example.com</domain><p>none</p></policy_published>${records}</feedback>`;
+
+  it("refuses more records than the cap, at cap + 1 and not at the cap", async () => {
+    const enc = (s: string) => new TextEncoder().encode(s);
+    const at = await parseReport(enc(doc(Array.from({ length: 5 }, (_, i) => rec(i)).join(""))), { maxRecords: 5 });
+    expect(at.ok).toBe(true);
+    const over = await parseReport(enc(doc(Array.from({ length: 6 }, (_, i) => rec(i)).join(""))), { maxRecords: 5 });
+    expect(!over.ok && over.error.code).toBe("too_many_records");
+  });
+
+  it("keeps at most 8 DKIM results per record and cuts a domain field at 253 characters", async () => {
+    const many = Array.from({ length: 20 }, (_, i) => `<dkim><domain>d${i}.example</domain><selector>s${i}</selector><result>pass</result></dkim>`).join("");
+    const long = `<dkim><domain>${"a".repeat(900)}.example</domain><selector>${"s".repeat(900)}</selector><result>pass</result></dkim>`;
+    const r = await parseReport(new TextEncoder().encode(doc(rec(1, many) + rec(2, long))));
+    expect(r.ok ? null : r.error).toBeNull();
+    if (!r.ok) return;
+    expect(r.value.selectors.filter((s) => s.selector.length < 5).length).toBeLessThanOrEqual(8);
+    for (const s of r.value.selectors) {
+      expect(s.domain.length).toBeLessThanOrEqual(253);
+      expect(s.selector.length).toBeLessThanOrEqual(253);
+    }
+  });
+});

@@ -12,6 +12,8 @@ export { DEFAULT_MAX_XML_BYTES } from "./decompress";
 export interface ParseReportOptions extends AggregateOptions {
   /** Cap on XML bytes after decompression; docs/decisions.md D17 sets 100 MB (→ 413). */
   maxXmlBytes?: number;
+  /** Cap on <record> elements (MAX_RECORDS_PER_REPORT unless given). */
+  maxRecords?: number;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface ParseReportOptions extends AggregateOptions {
  */
 export async function parseReport(input: Uint8Array | ReadableStream<Uint8Array>, opts: ParseReportOptions = {}): Promise<Result<ParsedReport, ReportError>> {
   const agg = new Aggregator(opts);
-  const parser = new ReportParser((r) => agg.add(r));
+  const parser = new ReportParser((r) => agg.add(r), opts.maxRecords);
   const unpacked = await decompress(input, (chunk) => parser.write(chunk), {
     maxXmlBytes: opts.maxXmlBytes ?? DEFAULT_MAX_XML_BYTES,
   });

@@ -45,8 +45,8 @@ export class ReportParser {
   private started = false;
   private readonly onText = (t: string): void => this.text(t);
 
-  constructor(onRecord: (r: ReportRecord) => void) {
-    this.builder = new ReportBuilder(onRecord);
+  constructor(onRecord: (r: ReportRecord) => void, maxRecords?: number) {
+    this.builder = new ReportBuilder(onRecord, maxRecords);
     this.sax.on("opentag", (tag) => this.openTag(tag));
     this.sax.on("closetag", () => this.closeTag());
     this.sax.on("error", (e) => this.fail("malformed_xml", e.message));

@@ -6,7 +6,8 @@ export type ReportErrorCode =
   | "malformed_archive" // corrupt gzip/zip, path traversal, nested archive
   | "multiple_files" // an archive holding more than one file
   | "forbidden_dtd" // <!DOCTYPE or <!ENTITY anywhere in the XML: refused before parsing
-  | "malformed_xml"; // not well-formed, or a construct/field beyond the safety caps
+  | "malformed_xml" // not well-formed, or a construct/field beyond the safety caps
+  | "too_many_records"; // more <record> elements than one report may hold (docs/limits.md)
 
 export interface ReportError {
   code: ReportErrorCode;
