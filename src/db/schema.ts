@@ -333,6 +333,8 @@ export const deliveries = sqliteTable(
     error: text("error"),
     durationMs: integer("duration_ms"),
     nextRetryAt: ms("next_retry_at"),
+    /** Set while a consumer holds the attempt (claim lease): a manual redelivery must not start a second one. */
+    leasedUntil: ms("leased_until"),
     deliveredAt: ms("delivered_at"),
     createdAt: createdAt(),
     updatedAt: ms("updated_at")

@@ -41,7 +41,7 @@ const again = createRoute({
   description:
     "A new attempt on the same delivery, made during the request; the delivery goes back to pending for it and `attempts` keeps counting. A retryable failure resumes the retry schedule where it stood (none left after 8 attempts: failed).",
   request: { params: DeliveryParams },
-  responses: { 202: jsonContent(dataOf(WebhookDelivery), "The delivery after the attempt."), ...errorResponses(...AUTH_ERRORS, 403, 404) },
+  responses: { 202: jsonContent(dataOf(WebhookDelivery), "The delivery after the attempt."), ...errorResponses(...AUTH_ERRORS, 403, 404, 409) },
 });
 
 export const deliveryRoutes = () =>

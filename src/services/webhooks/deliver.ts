@@ -51,12 +51,13 @@ export async function deliverOne(svc: Services, deliveryId: number, opts: Delive
 
   const claimed = await svc.db
     .update(deliveries)
-    .set({ nextRetryAt: new Date(now.getTime() + CLAIM_LEASE_MS), updatedAt: now })
+    .set({ nextRetryAt: new Date(now.getTime() + CLAIM_LEASE_MS), leasedUntil: new Date(now.getTime() + CLAIM_LEASE_MS), updatedAt: now })
     .where(
       and(
         eq(deliveries.id, d.id),
         eq(deliveries.status, "pending"),
         or(isNull(deliveries.nextRetryAt), lte(deliveries.nextRetryAt, new Date(now.getTime() + EARLY_TOLERANCE_MS))),
+        or(isNull(deliveries.leasedUntil), lte(deliveries.leasedUntil, now)),
       ),
     )
     .returning({ id: deliveries.id });

@@ -1,8 +1,8 @@
 // The delivery log of one endpoint: list with filters, one delivery with payload and response, and
 // redelivery. Does I/O (D1; redeliver also DNS and HTTP).
-import { and, count, desc, eq, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, isNull, lte, or, type SQL } from "drizzle-orm";
 import { deliveries, events } from "../../db/schema";
-import { notFound } from "../../lib/errors";
+import { conflict, notFound } from "../../lib/errors";
 import { type PaginationQuery, pageOffset } from "../../lib/pagination";
 import type { Services } from "../../services";
 import { deliverOne } from "./deliver";
@@ -58,7 +58,13 @@ export async function redeliver(svc: Services, ctx: ServiceContext, endpointId: 
   const { teamId } = ctx;
   const { d } = await deliveryInEndpoint(svc, teamId, endpointId, deliveryId);
   const now = svc.clock.now();
-  await svc.db.update(deliveries).set({ status: "pending", nextRetryAt: null, updatedAt: now }).where(eq(deliveries.id, d.id));
+  // Not while an attempt is in flight (a consumer holds the lease): that would send it twice at once.
+  const reset = await svc.db
+    .update(deliveries)
+    .set({ status: "pending", nextRetryAt: null, updatedAt: now })
+    .where(and(eq(deliveries.id, d.id), or(isNull(deliveries.leasedUntil), lte(deliveries.leasedUntil, now))))
+    .returning({ id: deliveries.id });
+  if (reset.length === 0) throw conflict("An attempt of this delivery is in flight; redeliver once it has finished.");
   const after = await deliverOne(svc, d.id, { manual: true });
   return deliveryView(after ?? d);
 }

@@ -49,6 +49,7 @@ export async function recordOutcome(
       durationMs: rec.durationMs,
       nextRetryAt: retrying && delay !== null ? new Date(now.getTime() + delay * 1000) : null,
       deliveredAt: delivered ? now : d.deliveredAt,
+      leasedUntil: null,
       updatedAt: now,
     })
     .where(and(eq(deliveries.id, d.id), eq(deliveries.status, "pending")))

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { call, json, makeTeam } from "../../support/api";
@@ -85,6 +86,27 @@ describe("several rotations within 24 hours", () => {
     const msg = hooksOnly()[0]!;
     expect(msg.headers["webhook-signature"]!.split(" ")).toHaveLength(5);
     for (const secret of secrets) expect(new Webhook(secret).verify(msg.body, msg.headers), "each live secret verifies").toBeTruthy();
+  });
+});
+
+describe("redeliver while an attempt is in flight", () => {
+  it("is a 409 while a consumer holds the lease, and works once the lease is over", async () => {
+    const team = await makeTeam();
+    const hook = await createWebhook(team.full, {});
+    const { data } = await json<Body>(await call(`/api/v1/webhooks/${hook.id}/test`, { method: "POST", token: team.full }));
+    await env.DB.prepare("UPDATE deliveries SET status = 'pending', leased_until = ? WHERE id = ?")
+      .bind(Date.now() + 60_000, data.id)
+      .run();
+    const before = hooksOnly().length;
+    const busy = await call(`/api/v1/webhooks/${hook.id}/deliveries/${data.id}/redeliver`, { method: "POST", token: team.full });
+    expect(busy.status).toBe(409);
+    expect(hooksOnly().length, "nothing sent twice").toBe(before);
+    await env.DB.prepare("UPDATE deliveries SET leased_until = ? WHERE id = ?")
+      .bind(Date.now() - 1, data.id)
+      .run();
+    const ok = await call(`/api/v1/webhooks/${hook.id}/deliveries/${data.id}/redeliver`, { method: "POST", token: team.full });
+    expect(ok.status).toBe(202);
+    expect(hooksOnly().length).toBe(before + 1);
   });
 });
 

@@ -1,0 +1,1 @@
+ALTER TABLE `deliveries` ADD `leased_until` integer;
