@@ -6,8 +6,8 @@ import createClient from "openapi-fetch";
 import { describe, expect, it } from "vitest";
 import { makeTeam } from "../support/api";
 import { installDohStub } from "../support/doh-stub";
-import { day0, enc, post, reportXml } from "../routes/ingest/helpers";
-import { captureChecks, newDomainName, zoneFor } from "../routes/domains/fixtures";
+import { day0, enc, post, reportXml } from "../support/reports";
+import { captureChecks, newDomainName, zoneFor } from "../support/monitoring";
 import type { paths } from "./generated/api";
 
 /** The document's server is "/": a client resolves it against the site's origin, as a browser would. */

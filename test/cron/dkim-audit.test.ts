@@ -6,7 +6,7 @@ import { handleScheduled } from "../../src/cron";
 import { runDkimAudit } from "../../src/services/dkim-inventory/audit";
 import { dkimSelectors } from "../../src/db/schema";
 import { makeTeam } from "../support/api";
-import { eventsOf, insertDomain, services } from "../services/dkim-inventory/helpers";
+import { eventsOf, insertDomain, services } from "../support/dkim-inventory";
 
 const DAY = 86_400_000;
 let teamId: number;

@@ -7,7 +7,7 @@ import { runDueChecks } from "../../src/services/checks/due";
 import { pruneChecks } from "../../src/services/checks/retention";
 import { CHECK_LEASE_MS } from "../../src/services/domains/schedule";
 import { makeTeam } from "../support/api";
-import { addDomain, captureChecks, clockedServices, markVerified } from "../routes/domains/fixtures";
+import { addDomain, captureChecks, clockedServices, markVerified } from "../support/monitoring";
 
 let capture: ReturnType<typeof captureChecks> | null = null;
 afterEach(() => {

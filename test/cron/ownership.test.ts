@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest";
 import { recheckOwnership } from "../../src/services/domains/ownership";
 import { call, json, makeTeam } from "../support/api";
 import { installDohStub } from "../support/doh-stub";
-import { base64, day0, enc, postJson, reportXml } from "../routes/ingest/helpers";
-import { addDomain, alertsOf, clockedServices, eventsOf, newDomainName } from "../routes/domains/fixtures";
+import { base64, day0, enc, postJson, reportXml } from "../support/reports";
+import { addDomain, alertsOf, clockedServices, eventsOf, newDomainName } from "../support/monitoring";
 
 const DAY = 86_400_000;
 

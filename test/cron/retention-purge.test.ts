@@ -6,7 +6,7 @@ import { createServices } from "../../src/services";
 import { purgeDmarcData } from "../../src/services/dmarc/retention";
 import { PURGE_BATCH } from "../../src/services/purge";
 import { makeTeam } from "../support/api";
-import { makeDomain } from "../routes/ingest/helpers";
+import { makeDomain } from "../support/reports";
 
 const DAY = 86_400_000;
 const dayText = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOString().slice(0, 10);

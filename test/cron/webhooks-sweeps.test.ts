@@ -10,7 +10,7 @@ import { createEndpoint } from "../../src/services/webhooks/create-endpoint";
 import { fanOutEvent } from "../../src/services/webhooks/fanout";
 import { purgeDeliveries, sweepOutbox, sweepRetries } from "../../src/services/webhooks/sweeps";
 import { makeTeam } from "../support/api";
-import { fakeQueue, insertEvent, installReceiver, testServices } from "../routes/webhooks/support";
+import { fakeQueue, insertEvent, installReceiver, testServices } from "../support/webhooks";
 
 const MIN = 60_000;
 const DAY = 86_400_000;

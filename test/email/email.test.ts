@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { handleEmail, MAX_MESSAGE_BYTES } from "../../src/email";
 import worker from "../../src/index";
 import { makeTeam } from "../support/api";
-import { base64, day0, enc, makeDomain, reportXml, stored, type TestDomain } from "../routes/ingest/helpers";
+import { base64, day0, enc, makeDomain, reportXml, stored, type TestDomain } from "../support/reports";
 
 interface FakeMessage {
   message: ForwardableEmailMessage;

@@ -17,7 +17,7 @@ import {
   markVerified,
   newDomainName,
   zoneFor,
-} from "../routes/domains/fixtures";
+} from "../support/monitoring";
 
 let stub: DohStub | null = null;
 let capture: ReturnType<typeof captureChecks> | null = null;

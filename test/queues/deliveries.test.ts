@@ -10,7 +10,7 @@ import { notifyOwner } from "../../src/services/notifications/notify-owner";
 import { createEndpoint } from "../../src/services/webhooks/create-endpoint";
 import { fanOutEvent } from "../../src/services/webhooks/fanout";
 import { makeTeam } from "../support/api";
-import { fakeBatch, fakeQueue, insertDomain, insertEvent, installReceiver, testServices } from "../routes/webhooks/support";
+import { fakeBatch, fakeQueue, insertDomain, insertEvent, installReceiver, testServices } from "../support/webhooks";
 
 let r: ReturnType<typeof installReceiver>;
 beforeEach(() => {

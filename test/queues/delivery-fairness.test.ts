@@ -13,7 +13,7 @@ import { fanOutEvent } from "../../src/services/webhooks/fanout";
 import { DEFER_SECONDS, PER_ENDPOINT } from "../../src/services/webhooks/fairness";
 import { makeTeam } from "../support/api";
 import { teamContext } from "../support/context";
-import { insertEvent, installReceiver } from "../routes/webhooks/support";
+import { insertEvent, installReceiver } from "../support/webhooks";
 
 let r: ReturnType<typeof installReceiver>;
 beforeEach(() => {

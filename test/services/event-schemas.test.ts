@@ -7,7 +7,7 @@ import { EVENT_TYPES, type EventType } from "../../src/services/events/emit";
 import { runCheck } from "../../src/services/checks/run-check";
 import { call, json, makeTeam } from "../support/api";
 import { type DohStub, installDohStub, type StubZone } from "../support/doh-stub";
-import { addDomain, captureChecks, clockedServices, dkimRecord, newDomainName, zoneFor } from "../routes/domains/fixtures";
+import { addDomain, captureChecks, clockedServices, dkimRecord, newDomainName, zoneFor } from "../support/monitoring";
 
 let stub: DohStub | null = null;
 let capture: ReturnType<typeof captureChecks> | null = null;

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { openAlertKeys, upsertAlerts } from "../../../src/services/alerts/raise";
 import { createServices } from "../../../src/services";
 import { call, json, makeTeam } from "../../support/api";
-import { addDomain, alertsOf, eventsOf } from "../domains/fixtures";
+import { addDomain, alertsOf, eventsOf } from "../../support/monitoring";
 
 type Alert = { id: number; domain: string | null; kind: string; subject: string; severity: string; occurrences: number; resolved_at: string | null };
 

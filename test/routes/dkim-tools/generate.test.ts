@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, json, makeTeam, type TestTeam } from "../../support/api";
-import { b64, generate, pemDer, pTag, sha256HexOf, zoneStrings } from "./helpers";
+import { b64, generate, pemDer, pTag, sha256HexOf, zoneStrings } from "../../support/dkim-tools";
 
 let team: TestTeam;
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import { signMessage } from "../../../src/core/dkim";
 import { RFC8463_KEYS, RFC8463_MESSAGE } from "../../fixtures/dkim/rfc8463";
 import { call, json, makeTeam, type TestTeam } from "../../support/api";
 import { installDohStub, type DohStub, type StubZone } from "../../support/doh-stub";
-import { generate, MESSAGE, verify, zoneStrings, type KeyPair } from "./helpers";
+import { generate, MESSAGE, verify, zoneStrings, type KeyPair } from "../../support/dkim-tools";
 
 let team: TestTeam;
 let stub: DohStub | null = null;

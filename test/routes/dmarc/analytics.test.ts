@@ -5,7 +5,7 @@ import { enforcementAdvice, suggestedRecord } from "../../../src/services/dmarc/
 import { senderByPtr } from "../../../src/services/dmarc/sender-table";
 import { call, json, makeTeam, type TestTeam } from "../../support/api";
 import { type DohStub, installDohStub } from "../../support/doh-stub";
-import { day0, makeDomain, post, reportXml, type TestDomain } from "../ingest/helpers";
+import { day0, makeDomain, post, reportXml, type TestDomain } from "../../support/reports";
 
 interface Analytics {
   summary: { reports: number; reporters: number; messages: number; first_report_at: string | null; last_report_at: string | null };

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { alerts as alertsTable, dkimSelectors, dmarcReports, dmarcRows } from "../../../src/db/schema";
 import { call, json, makeTeam, type TestTeam, unique } from "../../support/api";
 import { installDohStub, type DohStub, type StubZone } from "../../support/doh-stub";
-import { eventsOf, insertDomain, newKey, services } from "../../services/dkim-inventory/helpers";
+import { eventsOf, insertDomain, newKey, services } from "../../support/dkim-inventory";
 
 type Sel = Record<string, any>;
 const svc = services();

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { PLAN_LIMITS } from "../../../src/lib/plans";
 import { call, json, makeTeam } from "../../support/api";
-import { newDomainName } from "./fixtures";
+import { newDomainName } from "../../support/monitoring";
 
 const add = (token: string, name = newDomainName()) => call("/api/v1/domains", { method: "POST", token, body: { name } });
 

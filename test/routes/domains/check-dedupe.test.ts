@@ -7,7 +7,7 @@ import { runDueChecks } from "../../../src/services/checks/due";
 import { CHECK_LEASE_MS } from "../../../src/services/domains/schedule";
 import { call, json, makeTeam } from "../../support/api";
 import { installDohStub } from "../../support/doh-stub";
-import { addDomain, captureChecks, clockedServices, markVerified, newDomainName, zoneFor } from "./fixtures";
+import { addDomain, captureChecks, clockedServices, markVerified, newDomainName, zoneFor } from "../../support/monitoring";
 
 let capture: ReturnType<typeof captureChecks> | null = null;
 afterEach(() => capture?.restore());

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { call, json, makeTeam } from "../../support/api";
 import { type DohStub, installDohStub } from "../../support/doh-stub";
-import { addDomain, captureChecks, eventsOf, markVerified, newDomainName, zoneFor } from "./fixtures";
+import { addDomain, captureChecks, eventsOf, markVerified, newDomainName, zoneFor } from "../../support/monitoring";
 
 let stub: DohStub | null = null;
 let capture: ReturnType<typeof captureChecks> | null = null;

@@ -2,7 +2,7 @@
 import { Gzip, gzipSync, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { json, makeTeam } from "../../support/api";
-import { day0, enc, makeDomain, post, postJson, reportXml, signature, stored, type TestDomain } from "./helpers";
+import { day0, enc, makeDomain, post, postJson, reportXml, signature, stored, type TestDomain } from "../../support/reports";
 
 const good = (d: TestDomain, count = 1) => reportXml({ domain: d.name, begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count }] });
 

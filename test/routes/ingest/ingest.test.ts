@@ -5,9 +5,9 @@ import { gzipSync, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { alerts, dkimSelectors, events } from "../../../src/db/schema";
 import { json, makeTeam } from "../../support/api";
-import { base64, day0, db, enc, makeDomain, post, postJson, reportXml, signature, stored } from "./helpers";
+import { base64, day0, db, enc, makeDomain, post, postJson, reportXml, signature, stored } from "../../support/reports";
 import { installDohStub } from "../../support/doh-stub";
-import { dkimRecord } from "../domains/fixtures";
+import { dkimRecord } from "../../support/monitoring";
 
 type Ingested = { data: { report_id: string; domain: string; records: number; duplicate: boolean } };
 

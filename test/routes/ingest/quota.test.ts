@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { REPORT_LIMITS } from "../../../src/lib/plans";
 import { call, json, makeTeam } from "../../support/api";
-import { base64, day0, enc, makeDomain, postJson, reportXml } from "./helpers";
+import { base64, day0, enc, makeDomain, postJson, reportXml } from "../../support/reports";
 
 const send = (d: { address: string; name: string }, o: { org?: string; email?: string; begin?: number; end?: number; records?: number } = {}) =>
   postJson({

@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { call, json, makeTeam, type TestTeam } from "../../support/api";
 import { type DohStub, installDohStub } from "../../support/doh-stub";
-import { acmeZone, allDown, policyServer } from "./fixtures";
+import { acmeZone, allDown, policyServer } from "../../support/intel-zone";
 
 type Body = { data: Record<string, any>; code?: string; errors?: Record<string, string[]> };
 

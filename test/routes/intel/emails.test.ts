@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { call, json, makeTeam, type TestTeam } from "../../support/api";
 import { type DohStub, installDohStub, type StubZone } from "../../support/doh-stub";
-import { allDown } from "./fixtures";
+import { allDown } from "../../support/intel-zone";
 
 type Check = Record<string, any>;
 type Body = { data: Check; code?: string; errors?: Record<string, string[]> };

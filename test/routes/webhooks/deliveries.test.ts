@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { call, json, makeTeam } from "../../support/api";
-import { createWebhook, installReceiver } from "./support";
+import { createWebhook, installReceiver } from "../../support/webhooks";
 
 type Body = { data: Record<string, any>; meta?: Record<string, number> };
 let r: ReturnType<typeof installReceiver>;

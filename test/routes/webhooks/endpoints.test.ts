@@ -4,7 +4,7 @@ import { call, json, makeTeam } from "../../support/api";
 import { ApiError } from "../../../src/lib/errors";
 import { createEndpoint } from "../../../src/services/webhooks/create-endpoint";
 import { updateEndpoint } from "../../../src/services/webhooks/update-endpoint";
-import { createWebhook, insertDomain, installReceiver, testServices } from "./support";
+import { createWebhook, insertDomain, installReceiver, testServices } from "../../support/webhooks";
 
 type Body = { data: Record<string, any>; meta?: Record<string, number>; code?: string; errors?: Record<string, string[]> };
 let r: ReturnType<typeof installReceiver>;

@@ -3,7 +3,7 @@ import type { Resolver } from "../../../src/core/dns/types";
 import { refreshDkimInventory } from "../../../src/services/dkim-inventory/refresh";
 import { installDohStub, type DohStub, type StubZone } from "../../support/doh-stub";
 import { makeTeam } from "../../support/api";
-import { commit, eventsOf, insertDomain, keysOf, newKey, selectorsOf, services } from "./helpers";
+import { commit, eventsOf, insertDomain, keysOf, newKey, selectorsOf, services } from "../../support/dkim-inventory";
 
 const DAY = 86_400_000;
 const t = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * DAY);

@@ -1,5 +1,5 @@
 // Shared DNS zone and HTTPS passthrough for the intel route tests: a realistic, well-configured domain.
-import type { StubZone } from "../../support/doh-stub";
+import type { StubZone } from "./doh-stub";
 
 export const POLICY = "version: STSv1\r\nmode: enforce\r\nmx: mx1.acme.example\r\nmx: *.acme.example\r\nmax_age: 604800\r\n";
 

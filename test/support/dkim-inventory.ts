@@ -2,30 +2,17 @@
 // a refresh the way the check consumer does (statements + built events in one batch).
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
-import { generateKeyPair, type GeneratedKey, type KeyAlgorithm } from "../../../src/core/dkim";
-import { dkimKeys, dkimSelectors, domains, events } from "../../../src/db/schema";
-import { createServices, type Services } from "../../../src/services";
-import type { DomainRow } from "../../../src/services/domains/get-domain";
-import { buildEvent } from "../../../src/services/events/emit";
-import type { InventoryRefresh } from "../../../src/services/dkim-inventory/refresh";
-import { unique } from "../../support/api";
+import { generateKeyPair, type GeneratedKey, type KeyAlgorithm } from "../../src/core/dkim";
+import { dkimKeys, dkimSelectors, events } from "../../src/db/schema";
+import { createServices, type Services } from "../../src/services";
+import { buildEvent } from "../../src/services/events/emit";
+import type { InventoryRefresh } from "../../src/services/dkim-inventory/refresh";
+import { insertDomain as insertOne } from "./factories";
 
 export const services = (now?: () => Date): Services => createServices(env, now ? { clock: { now } } : {});
 
-export async function insertDomain(svc: Services, teamId: number, name = `${unique("dk")}.example`): Promise<DomainRow> {
-  const [row] = await svc.db
-    .insert(domains)
-    .values({
-      teamId,
-      name,
-      verified: true,
-      verificationToken: unique("vt"),
-      reportToken: unique("rt"),
-    })
-    .returning();
-  if (!row) throw new Error("domain insert failed");
-  return row;
-}
+/** A verified domain row (the one factory of test/support/factories.ts). */
+export const insertDomain = (_svc: Services, teamId: number, name?: string) => insertOne(teamId, name === undefined ? {} : { name });
 
 export async function newKey(domain: string, selector: string, algorithm: KeyAlgorithm = "ed25519"): Promise<GeneratedKey> {
   const r = await generateKeyPair({ domain, selector, algorithm });

@@ -1,12 +1,12 @@
-// Shared by the domain, alert, check-queue and cron tests: DNS zones for a monitored domain, a clocked
+// Monitoring test support: DNS zones of a monitored domain, a clocked Services, captured check messages, a fake queue batch, and readers for events, alerts and diffs. No real I/O.
 // Services, a fake queue batch, and readers for events/alerts/diffs. No real I/O.
 import { env } from "cloudflare:workers";
 import { vi } from "vitest";
-import { generateKeyPair } from "../../../src/core/dkim";
-import type { CheckMessage } from "../../../src/services/messages";
-import { createServices, type Services } from "../../../src/services";
-import type { StubZone } from "../../support/doh-stub";
-import { call, json, unique, type TestTeam } from "../../support/api";
+import { generateKeyPair } from "../../src/core/dkim";
+import type { CheckMessage } from "../../src/services/messages";
+import { createServices, type Services } from "../../src/services";
+import type { StubZone } from "./doh-stub";
+import { call, json, unique, type TestTeam } from "./api";
 
 export interface ZoneOptions {
   spf?: string;

@@ -1,7 +1,7 @@
 // Test helpers for the DKIM tool routes: typed calls, generated keys via the API, zone_file parsing, independent hashing. No real I/O.
 import { expect } from "vitest";
-import { SAMPLE } from "../../fixtures/dkim/helpers";
-import { call, json } from "../../support/api";
+import { SAMPLE } from "../fixtures/dkim/helpers";
+import { call, json } from "./api";
 
 export interface KeyPair {
   domain: string;

@@ -2,41 +2,16 @@
 // signed POSTs to /api/webhooks/dmarc, and what got stored.
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
-import { createDb } from "../../../src/db/client";
-import { dmarcReports, domains } from "../../../src/db/schema";
-import { hmacSha256Hex, randomBase62 } from "../../../src/lib/crypto";
-import { call, unique } from "../../support/api";
+import { createDb } from "../../src/db/client";
+import { dmarcReports, } from "../../src/db/schema";
+import { hmacSha256Hex, } from "../../src/lib/crypto";
+import { call, unique } from "./api";
 
 export const SECRET = "test-ingest-secret";
-export const REPORT_DOMAIN = "reports.test";
 export const db = createDb(env.DB);
 export const enc = (s: string) => new TextEncoder().encode(s);
 
-export interface TestDomain {
-  id: number;
-  name: string;
-  teamId: number;
-  reportToken: string;
-  address: string;
-}
-
-export async function makeDomain(teamId: number, o: { name?: string; verified?: boolean } = {}): Promise<TestDomain> {
-  const name = o.name ?? `${unique("d").toLowerCase()}.example`;
-  const reportToken = randomBase62(20).toLowerCase();
-  const [row] = await db
-    .insert(domains)
-    .values({
-      teamId,
-      name,
-      verified: o.verified ?? true,
-      verificationToken: randomBase62(24),
-      reportToken,
-      verifiedAt: o.verified === false ? null : new Date(),
-    })
-    .returning({ id: domains.id });
-  if (!row) throw new Error("domain insert failed");
-  return { id: row.id, name, teamId, reportToken, address: `${reportToken}@${REPORT_DOMAIN}` };
-}
+export { insertDomain as makeDomain, REPORT_DOMAIN, type TestDomain } from "./factories";
 
 export interface Rec {
   ip: string;

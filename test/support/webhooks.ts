@@ -2,12 +2,11 @@
 // and direct D1 factories for events and domains.
 import { env } from "cloudflare:workers";
 import { vi } from "vitest";
-import { domains } from "../../../src/db/schema";
-import { loadConfig } from "../../../src/config";
-import { createServices, type Services } from "../../../src/services";
-import { buildEvent, type EventType } from "../../../src/services/events/emit";
-import { type DohStub, installDohStub, type StubZone } from "../../support/doh-stub";
-import { call, json, unique } from "../../support/api";
+import { loadConfig } from "../../src/config";
+import { createServices, type Services } from "../../src/services";
+import { buildEvent, type EventType } from "../../src/services/events/emit";
+import { type DohStub, installDohStub, type StubZone } from "./doh-stub";
+import { call, json, } from "./api";
 
 export const PUBLIC_IP = "93.184.216.34";
 
@@ -67,15 +66,7 @@ export function fakeBatch(bodies: unknown[], queue = "emailauth-deliveries") {
   return { queue, messages, ackAll: vi.fn(), retryAll: vi.fn() } as unknown as MessageBatch<unknown> & { messages: typeof messages };
 }
 
-export async function insertDomain(teamId: number, name = `${unique("d")}.example.com`) {
-  const svc = createServices(env);
-  const [row] = await svc.db
-    .insert(domains)
-    .values({ teamId, name, verified: true, verificationToken: unique("vt"), reportToken: unique("rt") })
-    .returning();
-  if (!row) throw new Error("domain insert failed");
-  return row;
-}
+export { insertDomain } from "./factories";
 
 export async function insertEvent(svc: Services, teamId: number, type: EventType, domain?: { id: number; name: string }) {
   const ev = buildEvent(svc.db, { type, teamId, domain: domain ?? null, data: { note: "test" } }, new Date());
