@@ -1,5 +1,4 @@
 // Monitoring test support: DNS zones of a monitored domain, a clocked Services, captured check messages, a fake queue batch, and readers for events, alerts and diffs. No real I/O.
-// Services, a fake queue batch, and readers for events/alerts/diffs. No real I/O.
 import { env } from "cloudflare:workers";
 import { vi } from "vitest";
 import { generateKeyPair } from "../../src/core/dkim";

@@ -3,8 +3,8 @@
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
 import { createDb } from "../../src/db/client";
-import { dmarcReports, } from "../../src/db/schema";
-import { hmacSha256Hex, } from "../../src/lib/crypto";
+import { dmarcReports } from "../../src/db/schema";
+import { hmacSha256Hex } from "../../src/lib/crypto";
 import { call, unique } from "./api";
 
 export const SECRET = "test-ingest-secret";

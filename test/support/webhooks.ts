@@ -6,7 +6,7 @@ import { loadConfig } from "../../src/config";
 import { createServices, type Services } from "../../src/services";
 import { buildEvent, type EventType } from "../../src/services/events/emit";
 import { type DohStub, installDohStub, type StubZone } from "./doh-stub";
-import { call, json, } from "./api";
+import { call, json } from "./api";
 
 export const PUBLIC_IP = "93.184.216.34";
 
