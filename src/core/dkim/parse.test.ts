@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { parseKeyRecord } from "./key-record";
 import { extractFromDomain, parseMessage } from "./message";
-import { parseSignature } from "./signature";
+import { decodeQp, parseSignature } from "./signature";
 import { parseTagList } from "./tags";
 
 const base = "v=1; a=rsa-sha256; d=example.com; s=sel; h=from:to; bh=AAAA; b=BBBB";
@@ -100,5 +100,23 @@ describe("message splitting and From", () => {
     expect(from("From: a@x.example\r\nFrom: b@y.example")).toEqual({ domain: null, reason: "2 From headers" });
     expect(from("From: a@x.example, b@y.example")).toEqual({ domain: null, reason: "2 addresses in From" });
     expect(from("To: a@x.example").reason).toBe("no From header");
+  });
+});
+
+describe("i= is dkim-quoted-printable (RFC 6376 §2.11, §3.5)", () => {
+  it("decodes =XX octets before checking the identity against d=", () => {
+    const r = parseSignature("v=1; a=rsa-sha256; d=messiah.edu; s=s; h=from; bh=AAAA; b=BBBB; i=jlong=40messiah.edu");
+    expect(r.ok && r.value.identity).toBe("jlong@messiah.edu");
+    expect(decodeQp("=40")).toBe("@");
+    expect(decodeQp("caf=C3=A9@x.example")).toBe("café@x.example");
+    expect(decodeQp("plain@example.com")).toBe("plain@example.com");
+  });
+
+  it("refuses a broken escape as permerror", () => {
+    for (const bad of ["jlong=4", "jlong=ZZmessiah.edu", "jlong=", "x=C3@example.com"]) {
+      expect(decodeQp(bad), bad).toBeNull();
+    }
+    const r = parseSignature("v=1; a=rsa-sha256; d=messiah.edu; s=s; h=from; bh=AAAA; b=BBBB; i=jlong=4");
+    expect(r.ok).toBe(false);
   });
 });

@@ -85,7 +85,10 @@ export function parseSignature(value: string): Result<DkimSignature, SignaturePa
   if (headers.length === 0) return fail("h= is empty");
 
   // §3.5 i=: the domain part MUST be the same as, or a subdomain of, d= (PERMFAIL "domain mismatch").
-  const identity = stripFws(t.get("i") ?? `@${domain}`);
+  // RFC 6376 §3.5: i= is dkim-quoted-printable (§2.11): "=40" is "@", and "=XX" any octet.
+  const decoded = decodeQp(stripFws(t.get("i") ?? `@${domain}`));
+  if (decoded === null) return fail(`i= is not valid dkim-quoted-printable: ${t.get("i")}`);
+  const identity = decoded;
   const at = identity.lastIndexOf("@");
   if (at < 0) return fail(`i= has no "@": ${identity}`);
   const idDomain = identity.slice(at + 1).toLowerCase();
@@ -130,3 +133,25 @@ export function parseSignature(value: string): Result<DkimSignature, SignaturePa
 }
 
 const isCanon = (s: string): s is Canon => s === "simple" || s === "relaxed";
+
+/** dkim-quoted-printable (RFC 6376 §2.11): "=" followed by two hex digits is that octet (UTF-8); anything else after "=" is invalid. */
+export function decodeQp(text: string): string | null {
+  if (!text.includes("=")) return text;
+  const bytes: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x3d) {
+      for (const b of new TextEncoder().encode(text[i])) bytes.push(b);
+      continue;
+    }
+    const hex = text.slice(i + 1, i + 3);
+    if (!/^[0-9A-Fa-f]{2}$/.test(hex)) return null;
+    bytes.push(Number.parseInt(hex, 16));
+    i += 2;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(new Uint8Array(bytes));
+  } catch {
+    return null;
+  }
+}

@@ -25,6 +25,8 @@ export interface SignatureReport {
   signed_at: string | null;
   aligned: boolean;
   alignment: "strict" | "relaxed" | "none";
+  /** The key has t=y: RFC 6376 §3.6.1 says verifiers must treat the mail as unsigned, so it never counts as aligned. */
+  testing: boolean;
   length_limited: boolean;
   /** Internal detail used for message-level warnings. */
   detail: { unsignedBodyBytes: number | null; fromSignedCount: number; keyBits: number | null; sig: DkimSignature | null };
@@ -56,6 +58,7 @@ export async function verifyOneSignature(
     signed_at: null,
     aligned: false,
     alignment: "none",
+    testing: false,
     length_limited: false,
     detail: { unsignedBodyBytes: null, fromSignedCount: 0, keyBits: null, sig: null },
   };
@@ -112,11 +115,13 @@ export async function verifyOneSignature(
   const key = rec.value;
   if (key.revoked) {
     r.key = { type: key.keyType, bits: null, fingerprint: null, testing: key.testing };
+    r.testing = key.testing;
     return done("permerror", "key revoked (empty p=)");
   }
   const analysis = await analyzeKey(key);
   if ("error" in analysis) return done("permerror", analysis.error);
   r.key = { type: analysis.type, bits: analysis.bits, fingerprint: analysis.fingerprint, testing: analysis.testing };
+  r.testing = analysis.testing;
   r.detail.keyBits = analysis.bits;
 
   if (key.keyType !== sig.keyType) return done("permerror", `key type k=${key.keyType} does not match a=${sig.algorithm}`);

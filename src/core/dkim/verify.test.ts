@@ -157,13 +157,16 @@ describe("verifyMessage", () => {
     expect(r.warnings).toContainEqual(expect.stringContaining("rsa-sha1 must not be used"));
   });
 
-  it("flags a testing key and relaxed alignment of a subdomain signer", async () => {
+  it("a testing-mode key (t=y) passes but never counts as aligned (RFC 6376 §3.6.1: treat as unsigned)", async () => {
     const sub = await newKey("ed25519", "s", "mail.example.com");
     const signed = await sign(SAMPLE, sub);
     const r = await verify(signed, new FakeResolver({ "s._domainkey.mail.example.com": { TXT: [`${sub.dns.value}; t=y`] } }));
     expect(r.result).toBe("pass");
-    expect(r.signatures[0]).toMatchObject({ alignment: "relaxed", aligned: true, key: { testing: true } });
+    expect(r.signatures[0]).toMatchObject({ alignment: "relaxed", aligned: false, testing: true, key: { testing: true } });
+    expect(r.aligned).toBe(false);
     expect(r.warnings).toContainEqual(expect.stringContaining("testing mode"));
+    const live = await verify(signed, new FakeResolver({ "s._domainkey.mail.example.com": { TXT: [sub.dns.value] } }));
+    expect(live.signatures[0]).toMatchObject({ alignment: "relaxed", aligned: true, testing: false });
   });
 
   it("does not align a third-party signer", async () => {

@@ -68,7 +68,9 @@ export async function verifyMessage(raw: string | Uint8Array, deps: VerifyDeps):
       const [a, b] = await Promise.all([org(r.domain), org(from.domain)]);
       if (a !== null && a === b) r.alignment = "relaxed";
     }
-    r.aligned = r.alignment !== "none";
+    // RFC 6376 §3.6.1: mail signed with a testing-mode key (t=y) is treated as unsigned, so it never
+    // counts as an aligned DKIM pass for DMARC; `alignment` still says how d= relates to From.
+    r.aligned = r.alignment !== "none" && !r.testing;
   }
 
   for (const r of reports) warnings.push(...signatureWarnings(r, fromCount));

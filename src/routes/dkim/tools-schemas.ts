@@ -36,6 +36,7 @@ export const DkimSignatureCheck = z
     signed_at: z.string().nullable().openapi({ description: "t= as date-time" }),
     aligned: z.boolean().openapi({ description: "d= aligns with the From domain (strict or relaxed)." }),
     alignment: z.enum(["strict", "relaxed", "none"]),
+    testing: z.boolean().openapi({ description: "The key has t=y (RFC 6376 §3.6.1): receivers treat the mail as unsigned, so `aligned` is false." }),
     length_limited: z.boolean().openapi({ description: "The signature has l=." }),
   })
   .openapi("DkimSignatureCheck");
@@ -54,6 +55,7 @@ const SIG_EXAMPLE = {
   signed_at: "2018-06-10T13:38:29.000Z",
   aligned: true,
   alignment: "strict",
+  testing: false,
   length_limited: false,
 } as const;
 
