@@ -9,8 +9,8 @@ const isXmlSpace = (b: number): boolean => b === 0x20 || b === 0x09 || b === 0x0
 
 /**
  * gzip: 1f 8b (RFC 1952 §2.3.1). zip: "PK\x03\x04" (local file header) or "PK\x05\x06" (an empty
- * archive, which then fails as "no file"). XML: an optional UTF-8 BOM, XML whitespace, then "<".
- * UTF-16 documents are not accepted: no reporter we know sends them, and the parser reads UTF-8.
+ * archive, which then fails as "no file"). XML: an optional UTF-8 BOM, XML whitespace, then "<"; or
+ * a UTF-16 byte order mark (XML 1.0 Appendix F), decoded as such by encoding.ts.
  */
 export function detectFormat(head: Uint8Array): ReportFormat {
   const [b0, b1, b2, b3] = head;
@@ -23,6 +23,7 @@ export function detectFormat(head: Uint8Array): ReportFormat {
 
 /** True when the bytes start (after a UTF-8 BOM and whitespace) with "<". */
 export function looksLikeXml(head: Uint8Array): boolean {
+  if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)) return true;
   let i = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
   while (i < head.length && isXmlSpace(head[i] ?? 0)) i++;
   return head[i] === 0x3c;

@@ -1,4 +1,5 @@
 // Normalizes the text of aggregate-report fields (results, domains, dates, counts). Pure, no I/O.
+import { formatIPv6, parseIPv4, parseIPv6 } from "../dns/ip";
 
 /** Per-field text cap. Identifiers longer than this are absurd and refused; free text is cut. */
 export const MAX_FIELD_CHARS = 1024;
@@ -38,8 +39,14 @@ export function reasonType(s: string): string {
 
 /** IPv4/IPv6 text (including IPv4-mapped forms); refused when it cannot be an address. */
 export function sourceIp(s: string): string | null {
-  const v = lower(s);
-  return v.length > 0 && v.length <= 45 && /^[0-9a-f:.]+$/.test(v) ? v : null;
+  const v = s.trim();
+  if (v.length === 0 || v.length > 45) return null;
+  // A real parser (strict dotted quad; RFC 4291 §2.2 text forms; no zone id), stored in canonical
+  // form (RFC 5952 §4) so one address is one source.
+  const v4 = parseIPv4(v);
+  if (v4) return [...v4].join(".");
+  const v6 = parseIPv6(v);
+  return v6 ? formatIPv6(v6) : null;
 }
 
 /** A message count: a non-negative integer up to MAX_RECORD_COUNT ("12", " 12 ", "12.0"). */

@@ -5,6 +5,7 @@ import { ReportBuilder, ROOT, UNKNOWN, type PathNode } from "./builder";
 import { MAX_FIELD_CHARS } from "./fields";
 import { XmlGuard } from "./guard";
 import type { PolicyPublished, ReportError, ReportErrorCode, ReportMetadata, ReportRecord, SchemaVersion } from "./types";
+import { XmlTextDecoder } from "./encoding";
 
 /** RFC 9990 §4 (XML schema) target namespace; RFC 7489 Appendix C reports have none (or a draft one). */
 export const DMARC2_NS = "urn:ietf:params:xml:ns:dmarc-2.0";
@@ -33,7 +34,7 @@ interface Capture {
  * elements we read: saxes buffers no text elsewhere because no text handler is registered there.
  */
 export class ReportParser {
-  private readonly decoder = new TextDecoder("utf-8"); // drops a UTF-8 BOM
+  private readonly decoder = new XmlTextDecoder();
   private readonly guard = new XmlGuard();
   private readonly sax = new SaxesParser({});
   private readonly builder: ReportBuilder;
@@ -54,11 +55,15 @@ export class ReportParser {
 
   /** Feeds the next bytes. False once the document is refused (see `end()` for why). */
   write(bytes: Uint8Array): boolean {
-    return this.feed(this.decoder.decode(bytes, { stream: true }));
+    const text = this.decoder.decode(bytes);
+    if (!text.ok) return this.fail("malformed_xml", text.error);
+    return this.feed(text.value);
   }
 
   end(): Result<ParsedDocument, ReportError> {
-    if (this.error === null && this.feed(this.decoder.decode())) {
+    const rest = this.error === null ? this.decoder.decode(new Uint8Array(0), true) : null;
+    if (rest !== null && !rest.ok) this.fail("malformed_xml", rest.error);
+    if (this.error === null && rest?.ok && this.feed(rest.value)) {
       this.guarded(() => this.sax.close());
     }
     if (this.error !== null) return err(this.error);

@@ -1,0 +1,107 @@
+// Strict report validation: a source address is parsed as an address, and text is decoded in its
+// declared encoding with malformed bytes a fatal error (XML 1.0 §4.3.3). Refused reports store nothing.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { json, makeTeam } from "../../support/api";
+import { base64, day0, enc, makeDomain, postJson, reportXml } from "../../support/reports";
+
+const send = (address: string, bytes: Uint8Array) => postJson({ recipient: address, content_base64: base64(bytes) });
+const stored = async (domainId: number) =>
+  (await env.DB.prepare("SELECT COUNT(*) AS n FROM dmarc_reports WHERE domain_id = ?").bind(domainId).first<{ n: number }>())?.n ?? 0;
+const sources = async (domainId: number) =>
+  (await env.DB.prepare("SELECT DISTINCT source_ip AS ip FROM dmarc_rows WHERE domain_id = ? ORDER BY ip").bind(domainId).all<{ ip: string }>()).results.map(
+    (r) => r.ip,
+  );
+
+describe("source addresses", () => {
+  it("refuses a report with an invalid source IP (422 naming the record), nothing stored", async () => {
+    const team = await makeTeam();
+    const d = await makeDomain(team.id);
+    for (const ip of ["999.192.0.2.1", "256.1.1.1", "192.0.2.01", "fe80::1%eth0", "1:2:3:4:5:6:7:8:9", "abc"]) {
+      const res = await send(
+        d.address,
+        enc(
+          reportXml({
+            domain: d.name,
+            begin: day0(1),
+            end: day0(0) - 1,
+            records: [
+              { ip: "192.0.2.1", count: 1 },
+              { ip, count: 2 },
+            ],
+          }),
+        ),
+      );
+      expect(res.status, ip).toBe(422);
+      expect((await json<{ message: string }>(res)).message, ip).toContain("record 2");
+    }
+    expect(await stored(d.id)).toBe(0);
+  });
+
+  it("stores IPv6 sources in canonical form (RFC 5952), so one address is one source", async () => {
+    const team = await makeTeam();
+    const d = await makeDomain(team.id);
+    const res = await send(
+      d.address,
+      enc(
+        reportXml({
+          domain: d.name,
+          begin: day0(1),
+          end: day0(0) - 1,
+          records: [
+            { ip: "2001:DB8:0:0:0:0:0:1", count: 1 },
+            { ip: "2001:db8::1", count: 2 },
+          ],
+        }),
+      ),
+    );
+    expect(res.status).toBe(202);
+    expect(await sources(d.id)).toEqual(["2001:db8::1"]);
+  });
+});
+
+describe("text encodings", () => {
+  const xml = (domain: string, decl = 'version="1.0" encoding="UTF-8"', org = "google.com") =>
+    reportXml({ domain, org, begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count: 3 }] }).replace(
+      'version="1.0" encoding="UTF-8" ',
+      `${decl} `,
+    );
+
+  it("refuses invalid UTF-8 (a fatal error), nothing stored", async () => {
+    const team = await makeTeam();
+    const d = await makeDomain(team.id);
+    const text = xml(d.name).replace("google.com", "goo\u0000gle.com");
+    const bytes = enc(text);
+    const at = bytes.indexOf(0);
+    bytes[at] = 0xc3; // a lead byte followed by "g": malformed UTF-8
+    const res = await send(d.address, bytes);
+    expect(res.status).toBe(422);
+    expect(await stored(d.id)).toBe(0);
+  });
+
+  it("accepts UTF-16 with a byte order mark and ISO-8859-1 as declared; refuses UTF-16 without a BOM and unknown encodings", async () => {
+    const team = await makeTeam();
+    const d = await makeDomain(team.id);
+    const utf16le = (s: string) => {
+      const out = new Uint8Array(2 + s.length * 2);
+      out.set([0xff, 0xfe]);
+      for (let i = 0; i < s.length; i++) {
+        out[2 + 2 * i] = s.charCodeAt(i) & 0xff;
+        out[3 + 2 * i] = s.charCodeAt(i) >> 8;
+      }
+      return out;
+    };
+    expect((await send(d.address, utf16le(xml(d.name, 'version="1.0" encoding="UTF-16"', "utf16.example")))).status).toBe(202);
+    const latin = xml(d.name, 'version="1.0" encoding="ISO-8859-1"', "latin\u00e9.example");
+    const latinBytes = Uint8Array.from([...latin].map((c) => c.charCodeAt(0)));
+    expect((await send(d.address, latinBytes)).status, "é as the single byte 0xE9").toBe(202);
+    const org = await env.DB.prepare("SELECT org_name FROM dmarc_reports WHERE domain_id = ? AND org_name LIKE 'latin%'")
+      .bind(d.id)
+      .first<{ org_name: string }>();
+    expect(org?.org_name).toBe("latin\u00e9.example");
+    const noBom = utf16le(xml(d.name, 'version="1.0" encoding="UTF-16"', "nobom.example")).subarray(2);
+    expect((await send(d.address, noBom)).status).toBe(422);
+    expect((await send(d.address, enc(xml(d.name, 'version="1.0" encoding="Shift_JIS"', "sjis.example")))).status).toBe(422);
+    expect(await stored(d.id)).toBe(2);
+  });
+});
