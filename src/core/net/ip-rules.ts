@@ -1,5 +1,6 @@
-// IP address parsing (WHATWG IPv4 forms, RFC 4291 IPv6 text) and the blocked-range test for
-// webhook targets (SSRF). No I/O.
+// How a URL host is read (the URL Standard's IPv4 forms: octal, hex, fewer parts) and the blocked-range
+// test for outbound targets (SSRF). Strict address text goes through core/net/ip.ts. No I/O.
+import { parseIPv6 as parseStrictIPv6 } from "./ip";
 
 /**
  * IPv4 host parser of the URL Standard (§4.3 "IPv4 parser"): 1 to 4 dot-separated parts, each
@@ -46,46 +47,18 @@ export function endsInANumber(host: string): boolean {
   return /^[0-9]+$/.test(last) || /^0x[0-9a-f]*$/i.test(last);
 }
 
-/** IPv6 text (RFC 4291 §2.2, with an optional trailing dotted IPv4) to eight 16-bit groups. */
+/**
+ * IPv6 text (RFC 4291 §2.2, brackets allowed as in URLs) to eight 16-bit groups, through the one
+ * strict parser of core/net/ip.ts. Zone ids are never valid targets.
+ */
 export function parseIPv6(text: string): number[] | null {
-  let t = text.startsWith("[") && text.endsWith("]") ? text.slice(1, -1) : text;
-  if (t.includes("%") || !t.includes(":")) return null; // zone ids are never valid targets
-  let tail: number[] = [];
-  const lastColon = t.lastIndexOf(":");
-  const last = t.slice(lastColon + 1);
-  if (last.includes(".")) {
-    const quad = parseDottedQuad(last);
-    if (quad === null) return null;
-    tail = [quad >>> 16, quad & 0xffff];
-    t = t.slice(0, lastColon + 1);
-    if (!t.endsWith("::")) t = t.slice(0, -1);
-  }
-  const halves = t.split("::");
-  if (halves.length > 2) return null;
-  const head = hexGroups(halves[0] ?? "");
-  const rest = halves.length === 2 ? hexGroups(halves[1] ?? "") : [];
-  if (head === null || rest === null) return null;
-  const count = head.length + rest.length + tail.length;
-  if (halves.length === 1) return count === 8 ? [...head, ...tail] : null;
-  if (count > 7) return null; // "::" stands for at least one zero group
-  return [...head, ...new Array<number>(8 - count).fill(0), ...rest, ...tail];
-}
-
-function hexGroups(s: string): number[] | null {
-  if (s === "") return [];
-  const out: number[] = [];
-  for (const g of s.split(":")) {
-    if (!/^[0-9a-f]{1,4}$/i.test(g)) return null;
-    out.push(parseInt(g, 16));
-  }
-  return out;
-}
-
-/** Strict dotted-decimal (as used inside IPv6 and DNS A records): four decimal parts 0-255. */
-function parseDottedQuad(text: string): number | null {
-  const parts = text.split(".");
-  if (parts.length !== 4 || parts.some((p) => !/^(0|[1-9]\d{0,2})$/.test(p) || Number(p) > 255)) return null;
-  return parts.reduce((acc, p) => acc * 256 + Number(p), 0);
+  const t = text.startsWith("[") && text.endsWith("]") ? text.slice(1, -1) : text;
+  if (t.includes("%")) return null;
+  const bytes = parseStrictIPv6(t);
+  if (bytes === null) return null;
+  const groups: number[] = [];
+  for (let i = 0; i < 8; i++) groups.push(((bytes[2 * i] ?? 0) << 8) | (bytes[2 * i + 1] ?? 0));
+  return groups;
 }
 
 const v4 = (cidr: string): [number, number] => {

@@ -1,4 +1,6 @@
-// IPv4/IPv6 parsing, formatting and CIDR matching for SPF (RFC 7208 §5.6, §7.3). Pure, no I/O.
+// SPF's view of addresses: family, CIDR matching, networks and the macro forms (RFC 7208 §5.6, §7.3),
+// over the one strict parser of core/net/ip.ts. Pure, no I/O.
+import { parseIPv4, parseIPv6 } from "../net/ip";
 
 export interface Ip {
   version: 4 | 6;
@@ -7,48 +9,14 @@ export interface Ip {
 
 /** Dotted-quad only: RFC 7208 §12 ip4-network uses qnum, so no leading zeros or shorthand. */
 export function parseIpv4(text: string): Ip | null {
-  const parts = text.split(".");
-  if (parts.length !== 4) return null;
-  const bytes = new Uint8Array(4);
-  for (let i = 0; i < 4; i++) {
-    const p = parts[i] ?? "";
-    if (!/^(0|[1-9][0-9]{0,2})$/.test(p)) return null;
-    const n = Number(p);
-    if (n > 255) return null;
-    bytes[i] = n;
-  }
-  return { version: 4, bytes };
+  const bytes = parseIPv4(text);
+  return bytes ? { version: 4, bytes } : null;
 }
 
 /** RFC 4291 §2.2 text forms, including "::" compression and a trailing dotted IPv4 part. */
 export function parseIpv6(text: string): Ip | null {
-  if (!/^[0-9a-fA-F:.]+$/.test(text) || text.split("::").length > 2) return null;
-  let body = text;
-  const lastColon = text.lastIndexOf(":");
-  const tail = text.slice(lastColon + 1);
-  if (tail.includes(".")) {
-    // Rewrite a trailing dotted IPv4 part as two hex groups, then parse uniformly.
-    const v4 = parseIpv4(tail);
-    if (!v4) return null;
-    const [a = 0, b = 0, c = 0, d = 0] = v4.bytes;
-    body = `${text.slice(0, lastColon + 1) + ((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const groupsNeeded = 8;
-  const [head, rest] = body.includes("::") ? body.split("::") : [body, undefined];
-  const h = head ? head.split(":") : [];
-  const r = rest !== undefined ? (rest ? rest.split(":") : []) : [];
-  if (rest === undefined && h.length !== groupsNeeded) return null;
-  if (rest !== undefined && h.length + r.length > groupsNeeded - 1) return null;
-  const groups = [...h, ...Array<string>(groupsNeeded - h.length - r.length).fill("0"), ...r];
-  const bytes = new Uint8Array(16);
-  for (let i = 0; i < 8; i++) {
-    const g = groups[i] ?? "";
-    if (!/^[0-9a-fA-F]{1,4}$/.test(g)) return null;
-    const n = parseInt(g, 16);
-    bytes[i * 2] = n >> 8;
-    bytes[i * 2 + 1] = n & 0xff;
-  }
-  return { version: 6, bytes };
+  const bytes = parseIPv6(text);
+  return bytes ? { version: 6, bytes } : null;
 }
 
 /** Parses either family. IPv4-mapped IPv6 (::ffff:a.b.c.d) is treated as IPv4, as pyspf does. */

@@ -1,4 +1,4 @@
-// IP address text <-> bytes: strict IPv4 dotted quads and RFC 5952 canonical IPv6 text. No I/O.
+// The one strict IP text parser and formatter (RFC 4291 §2.2 text forms, strict dotted quads, RFC 5952 §4 output), used by DNS, SPF, reports and the outbound address rules. No I/O.
 
 /** Strict dotted quad: four decimal octets, no leading zeros (they mean octal to some parsers). */
 export function parseIPv4(text: string): Uint8Array | null {
