@@ -1,6 +1,6 @@
 // Tests of domain-name normalisation, reverse names and IP text parsing.
 import { describe, expect, it } from "vitest";
-import { formatIPv6, parseIPv4, parseIPv6 } from "../net/ip";
+import { formatIPv6, parseIPv4, parseIPv6 } from "../ip/address";
 import { normalizeDomainName } from "./names";
 import { reverseName } from "./reverse";
 

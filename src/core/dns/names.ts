@@ -1,6 +1,6 @@
 // Validation and normalisation of user-supplied domain names (IDN to punycode, LDH labels). No I/O.
 import { err, ok, type Result } from "../types";
-import { parseIPv4, parseIPv6 } from "../net/ip";
+import { parseIPv4, parseIPv6 } from "../ip/address";
 
 export interface NameOptions {
   /** Accept underscores in labels other than the top-level one, for attrleaf/service names such

@@ -1,6 +1,6 @@
 // RDATA of the record types the service reads (RFC 1035 §3.3-3.4, RFC 3596), decoded and encoded;
 // other types are kept raw (RFC 3597). No I/O.
-import { formatIPv4, formatIPv6, parseIPv4, parseIPv6 } from "../net/ip";
+import { formatIPv4, formatIPv6, parseIPv4, parseIPv6 } from "../ip/address";
 import { type Reader, WireError, type Writer } from "./wire-io";
 
 export const TYPE = { A: 1, NS: 2, CNAME: 5, SOA: 6, PTR: 12, MX: 15, TXT: 16, AAAA: 28, OPT: 41, SPF: 99 } as const;

@@ -1,6 +1,6 @@
 // Reverse-lookup names for PTR (RFC 1035 §3.5, RFC 3596 §2.5) and DNSBL queries (RFC 5782 §2.1). No I/O.
 import { err, ok, type Result } from "../types";
-import { parseIPv4, parseIPv6 } from "../net/ip";
+import { parseIPv4, parseIPv6 } from "../ip/address";
 
 /** `zone` defaults to in-addr.arpa / ip6.arpa; pass a DNSBL zone (e.g. "zen.spamhaus.org") to
  *  build a blocklist query name instead. */

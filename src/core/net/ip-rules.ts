@@ -1,6 +1,6 @@
 // How a URL host is read (the URL Standard's IPv4 forms: octal, hex, fewer parts) and the blocked-range
-// test for outbound targets (SSRF). Strict address text goes through core/net/ip.ts. No I/O.
-import { parseIPv6 as parseStrictIPv6 } from "./ip";
+// test for outbound targets (SSRF). Strict address text goes through core/ip/address.ts. No I/O.
+import { parseIPv6 as parseStrictIPv6 } from "../ip/address";
 
 /**
  * IPv4 host parser of the URL Standard (§4.3 "IPv4 parser"): 1 to 4 dot-separated parts, each
@@ -49,7 +49,7 @@ export function endsInANumber(host: string): boolean {
 
 /**
  * IPv6 text (RFC 4291 §2.2, brackets allowed as in URLs) to eight 16-bit groups, through the one
- * strict parser of core/net/ip.ts. Zone ids are never valid targets.
+ * strict parser of core/ip/address.ts. Zone ids are never valid targets.
  */
 export function parseIPv6(text: string): number[] | null {
   const t = text.startsWith("[") && text.endsWith("]") ? text.slice(1, -1) : text;

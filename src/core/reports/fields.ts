@@ -1,5 +1,5 @@
 // Normalizes the text of aggregate-report fields (results, domains, dates, counts). Pure, no I/O.
-import { formatIPv6, parseIPv4, parseIPv6 } from "../net/ip";
+import { formatIPv6, parseIPv4, parseIPv6 } from "../ip/address";
 
 /** Per-field text cap. Identifiers longer than this are absurd and refused; free text is cut. */
 export const MAX_FIELD_CHARS = 1024;

@@ -1,6 +1,6 @@
 // SPF's view of addresses: family, CIDR matching, networks and the macro forms (RFC 7208 §5.6, §7.3),
-// over the one strict parser of core/net/ip.ts. Pure, no I/O.
-import { parseIPv4, parseIPv6 } from "../net/ip";
+// over the one strict parser of core/ip/address.ts. Pure, no I/O.
+import { parseIPv4, parseIPv6 } from "../ip/address";
 
 export interface Ip {
   version: 4 | 6;

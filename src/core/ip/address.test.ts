@@ -1,6 +1,6 @@
 // The one strict IP parser: RFC 4291 §2.2 text forms in, RFC 5952 §4 canonical text out.
 import { describe, expect, it } from "vitest";
-import { formatIPv4, formatIPv6, parseIPv4, parseIPv6 } from "./ip";
+import { formatIPv4, formatIPv6, parseIPv4, parseIPv6 } from "./address";
 
 const v6 = (s: string) => {
   const b = parseIPv6(s);
