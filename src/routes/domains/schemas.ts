@@ -1,5 +1,6 @@
 // OpenAPI schemas of the Domains resource (docs/decisions.md D6).
 import { z } from "@hono/zod-openapi";
+import { BlacklistDetails, FullRecords } from "../intel/domain-schemas";
 
 const ts = (description: string) => z.string().nullable().openapi({ format: "date-time", description });
 const SEVERITY = z.enum(["Critical", "High", "Medium", "Low", "Info"]);
@@ -60,10 +61,8 @@ export const DomainDetail = CreatedDomain.extend({
       stale_parts: z.array(z.string()).openapi({
         description: "Parts whose lookup failed (temperror) in this check: their values are carried over from the last good check and marked `stale: true`.",
       }),
-      records: z
-        .record(z.string(), z.unknown())
-        .openapi({ description: "Per part (spf, dmarc, bimi, mta_sts, tls_rpt, mx): status, host, record and parsed facts." }),
-      blacklists: z.unknown().openapi({ description: "DNSBL results: listed, unknown, clean, checked." }),
+      records: FullRecords,
+      blacklists: BlacklistDetails,
       findings: z.array(Finding),
     })
     .nullable()

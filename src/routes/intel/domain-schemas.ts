@@ -8,7 +8,13 @@ const Status = z
 const Severity = z.enum(["Critical", "High", "Medium", "Low", "Info"]);
 const Category = z.enum(["spf", "dmarc", "dkim", "mx", "mta_sts", "tls_rpt", "bimi", "blacklist"]);
 
-export const IntelRecord = z.object({ status: Status, record: z.string().nullable() }).openapi("IntelRecord");
+export const IntelRecord = z
+  .object({
+    status: Status,
+    record: z.string().nullable(),
+    stale: z.boolean().optional().openapi({ description: "In a stored check: the lookup failed, and this is the last good value carried over." }),
+  })
+  .openapi("IntelRecord");
 
 export const IntelDnsFix = z
   .object({
@@ -74,6 +80,7 @@ const records = {
 
 export const IntelDomainSummary = z
   .object({
+    view: z.literal("summary").openapi({ description: "Which shape this is: the summary, or with full=1 the complete analysis." }),
     domain: z.string(),
     score: z.number().int().nullable(),
     grade: z.enum(["A+", "A", "B", "C", "D", "F"]).nullable(),
@@ -85,6 +92,7 @@ export const IntelDomainSummary = z
   })
   .openapi("IntelDomainSummary", {
     example: {
+      view: "summary",
       domain: "example.com",
       score: 93,
       grade: "A",
@@ -112,7 +120,7 @@ const MxHost = z.object({
   ipv6: z.array(z.string()),
 });
 
-const FullRecords = z
+export const FullRecords = z
   .object({
     spf: IntelRecord.extend({ host: z.string(), lookups: z.number().int() }),
     dmarc: IntelRecord.extend({ host: z.string(), policy: z.enum(["none", "quarantine", "reject"]).nullable(), inherited: z.boolean() }),
@@ -228,17 +236,23 @@ const Listing = z.object({
   severity: Severity,
   txt: z.string().nullable(),
 });
-const BlacklistDetails = z
+export const BlacklistDetails = z
   .object({
     listed: z.array(Listing),
     unknown: z.array(z.object({ zone: z.string(), list: z.string(), target: z.string(), reason: z.string() })),
     clean: z.number().int(),
     checked: z.number().int(),
+    cleared: z
+      .array(z.object({ list: z.string(), target: z.string() }))
+      .optional()
+      .openapi({ description: "Every list and target that answered not listed (only these prove a delisting)." }),
+    skipped: z.array(z.string()).optional().openapi({ description: "Targets not asked because the query cap was reached." }),
   })
   .nullable()
   .openapi("IntelBlacklistDetails");
 
 export const IntelDomainFull = IntelDomainSummary.extend({
+  view: z.literal("full"),
   records: FullRecords,
   blacklist_details: BlacklistDetails,
   findings: z.array(IntelFinding),
@@ -246,7 +260,8 @@ export const IntelDomainFull = IntelDomainSummary.extend({
   dmarc: DmarcDetail,
   mta_sts: z.object({ policy_text: z.string().nullable() }),
   queries: z.number().int().openapi({ description: "DNS queries sent for this analysis." }),
-}).openapi("IntelDomainAnalysis");
+  // The summary's example does not describe this shape, so it is not inherited.
+}).openapi("IntelDomainAnalysis", { example: undefined });
 
 export const DomainQuery = z.object({
   domain: z.string().min(1).max(300).openapi({ example: "example.com", description: "Domain name; IDNs are converted to punycode." }),

@@ -1,5 +1,5 @@
 // Intelligence routes: live posture of any domain, risk check of one address or a batch. Nothing stored.
-import { createRoute } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../../app-router";
 import { AUTH_ERRORS, BEARER, dataOf, errorResponses, jsonContent } from "../../lib/openapi";
 import { jsonBody } from "../../middleware/json-body";
@@ -21,7 +21,10 @@ const domain = createRoute({
   summary: "Live email-authentication posture of any domain (full=1: the complete analysis)",
   request: { query: DomainQuery },
   responses: {
-    200: jsonContent(dataOf(IntelDomainSummary.or(IntelDomainFull)), "The summary, or with full=1 the complete analysis (IntelDomainAnalysis)."),
+    200: jsonContent(
+      dataOf(z.discriminatedUnion("view", [IntelDomainSummary, IntelDomainFull])),
+      "The summary, or with full=1 the complete analysis (IntelDomainAnalysis); `view` tells them apart.",
+    ),
     ...errorResponses(...AUTH_ERRORS, 422, 503),
   },
 });

@@ -19,6 +19,7 @@ export function summaryView(a: DomainAnalysis) {
   const r = a.records;
   const part = (p: { status: PartStatus; record: string | null }) => ({ status: p.status, record: p.record });
   return {
+    view: "summary" as const,
     domain: a.domain,
     score: a.score,
     grade: a.grade,
@@ -60,6 +61,7 @@ export function fullView(a: DomainAnalysis) {
   const d = dmarc.parsed;
   return {
     ...summaryView(a),
+    view: "full" as const,
     records: a.records,
     blacklists: blacklistSummary(a),
     blacklist_details: a.blacklists,
