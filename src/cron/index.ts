@@ -7,6 +7,7 @@ import { pruneChecks } from "../services/checks/retention";
 import { recheckOwnership } from "../services/domains/ownership";
 import { runDkimAudit } from "../services/dkim-inventory/audit";
 import { purgeDmarcData } from "../services/dmarc/retention";
+import { sweepUnpublishedReports } from "../services/dmarc/sweep";
 import { resealSecrets } from "../services/webhooks/secrets";
 import { purgeDeliveries, sweepOutbox, sweepRetries } from "../services/webhooks/sweeps";
 
@@ -25,6 +26,7 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
     { name: "outbox-sweep", run: sweepOutbox },
     { name: "retry-sweep", run: sweepRetries },
     { name: "ownership-recheck", run: (svc) => recheckOwnership(svc) },
+    { name: "unpublished-reports-sweep", run: (svc) => sweepUnpublishedReports(svc) },
   ],
   [DAILY]: [
     { name: "dkim-audit", run: (svc) => runDkimAudit(svc) },

@@ -201,6 +201,8 @@ export const dmarcReports = sqliteTable(
     uniqueIndex("dmarc_reports_identity_uq").on(t.domainId, t.orgName, t.reportId),
     index("dmarc_reports_domain_end_idx").on(t.domainId, t.dateEnd),
     index("dmarc_reports_domain_received_idx").on(t.domainId, t.receivedAt),
+    // The sweep of unpublished reports reads only these (docs/ingestion.md).
+    index("dmarc_reports_processing_idx").on(t.receivedAt).where(sql`status = 'processing'`),
   ],
 );
 

@@ -3,11 +3,11 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { ParsedReport } from "../../core/reports";
 import { dmarcReports, dmarcRows } from "../../db/schema";
-import { conflict } from "../../lib/errors";
 import type { Services } from "../../services";
 import { openAlertKeys, upsertAlerts } from "../alerts/raise";
+import { conflict } from "../../lib/errors";
 import { commitAll, type Statement } from "../commit";
-import { buildEvent } from "../events/emit";
+import { buildConditionalEvent } from "../alerts/conditional-event";
 import { selectorStatements } from "./dkim-evidence";
 import { failureSpike } from "./spike";
 
@@ -24,8 +24,6 @@ export interface StoreOutcome {
   rows: number;
 }
 
-/** A "processing" row younger than this is a live ingestion (409); older is a crash left behind. */
-export const STALE_PROCESSING_MS = 5 * 60_000;
 /** Rows travel as one JSON parameter per INSERT ... SELECT FROM json_each(?): 3 bound parameters per
  *  statement (D1 allows 100), each parameter well under D1's 2 MB value cap. */
 const CHUNK_JSON_BYTES = 192 * 1024;
@@ -77,10 +75,12 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
     .select({ id: dmarcReports.id, status: dmarcReports.status, receivedAt: dmarcReports.receivedAt })
     .from(dmarcReports)
     .where(identity);
+  // A copy still "processing" is unpublished: a crash left it, or another copy is being written right
+  // now. Either way this copy takes over at once (docs/ingestion.md): the older one's rows go, and if it
+  // is alive its remaining writes find its report gone and change nothing, so the report counts once.
   const stale: Statement[] = [];
   for (const e of existing) {
     if (e.status === "complete") return { duplicate: true, id: e.id, rows: 0 };
-    if (now.getTime() - e.receivedAt.getTime() < STALE_PROCESSING_MS) throw conflict("This report is being ingested right now; retry later.");
     stale.push(db.delete(dmarcRows).where(eq(dmarcRows.reportId, e.id)), db.delete(dmarcReports).where(eq(dmarcReports.id, e.id)));
   }
 
@@ -119,14 +119,17 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
   }
 
   // INSERT ... SELECT names every column of dmarc_rows in table order; the id is left to SQLite (NULL).
+  // Every write is conditional on this copy's report row still being unpublished: a newer copy that
+  // took over deleted it, and then nothing of this copy lands.
+  const stillMine = sql`EXISTS (SELECT 1 FROM dmarc_reports WHERE id = ${reportRowId} AND status = 'processing')`;
   const insertChunk = (json: string): Statement =>
     db.insert(dmarcRows).select(sql`
     SELECT NULL, ${reportRowId}, ${target.id}, ${col(0)}, ${col(1)}, ${col(2)}, ${col(3)}, ${col(4)}, ${col(5)},
-      ${col(6)}, ${col(7)}, ${col(8)}, ${col(9)}, ${col(10)}, ${col(11)} FROM json_each(${json})`);
+      ${col(6)}, ${col(7)}, ${col(8)}, ${col(9)}, ${col(10)}, ${col(11)} FROM json_each(${json}) WHERE ${stillMine}`);
 
   // Everything that must land together with "complete": the last row chunk(s), evidence, event, alert.
   const domainRef = { id: target.id, name: target.name };
-  const event = buildEvent(
+  const event = buildConditionalEvent(
     db,
     {
       type: "dmarc.report.received",
@@ -144,6 +147,7 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
       },
     },
     now,
+    { where: stillMine },
   );
   const spike = await failureSpike(svc, target, parsed);
   const alerts = spike ? upsertAlerts(db, [spike], now, await openAlertKeys(db, target.teamId, target.id)) : { statements: [], eventIds: [] };
@@ -151,9 +155,14 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
     ...(await selectorStatements(svc, target, parsed, now)),
     event.statement,
     ...alerts.statements,
-    db.update(dmarcReports).set({ status: "complete" }).where(eq(dmarcReports.id, reportRowId)),
+    db
+      .update(dmarcReports)
+      .set({ status: "complete" })
+      .where(and(eq(dmarcReports.id, reportRowId), eq(dmarcReports.status, "processing")))
+      .returning({ id: dmarcReports.id }),
   ];
 
+  let superseded = false;
   try {
     // The last chunk is held back to land in the same transaction as "complete".
     const pending: Statement[] = [];
@@ -164,7 +173,9 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
       if (pending.length === STATEMENTS_PER_BATCH) await commitAll(svc, pending.splice(0));
     }
     if (pending.length > 0) await commitAll(svc, pending.splice(0));
-    await commitAll(svc, [...(last ? [last] : []), ...closing], [event.id, ...alerts.eventIds]);
+    const results = await commitAll(svc, [...(last ? [last] : []), ...closing], [event.id, ...alerts.eventIds]);
+    const published = (results.at(-1) as Array<{ id: number }> | undefined)?.length ?? 0;
+    if (published === 0) superseded = true;
   } catch (error) {
     // Best effort: remove the half-written report now; if this fails too, the processing row is
     // ignored by analytics and replaced by the next copy once stale.
@@ -174,5 +185,7 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
     ]).catch(() => undefined);
     throw error;
   }
+  // A newer copy took over while this one was written: it is the one that counts.
+  if (superseded) return { duplicate: true, id: reportRowId, rows: 0 };
   return { duplicate: false, id: reportRowId, rows: parsed.rows.length };
 }

@@ -1,0 +1,1 @@
+CREATE INDEX `dmarc_reports_processing_idx` ON `dmarc_reports` (`created_at`) WHERE status = 'processing';
