@@ -1,6 +1,6 @@
 // SPF's view of addresses: family, CIDR matching, networks and the macro forms (RFC 7208 §5.6, §7.3),
 // over the one strict parser of core/ip/address.ts. Pure, no I/O.
-import { parseIPv4, parseIPv6 } from "../ip/address";
+import { formatIPv4, formatIPv6, parseIPv4, parseIPv6 } from "../ip/address";
 
 export interface Ip {
   version: 4 | 6;
@@ -42,30 +42,8 @@ export function inCidr(ip: Ip, net: Ip, prefix: number): boolean {
   return true;
 }
 
-export function formatIp(ip: Ip): string {
-  if (ip.version === 4) return Array.from(ip.bytes).join(".");
-  const groups: number[] = [];
-  for (let i = 0; i < 16; i += 2) groups.push(((ip.bytes[i] ?? 0) << 8) | (ip.bytes[i + 1] ?? 0));
-  // RFC 5952 §4.2: compress the longest run (length >= 2) of zero groups, the first on a tie.
-  let best = -1;
-  let bestLen = 1;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen) {
-      best = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  const hex = groups.map((g) => g.toString(16));
-  if (best < 0) return hex.join(":");
-  return `${hex.slice(0, best).join(":")}::${hex.slice(best + bestLen).join(":")}`;
-}
+/** Dotted quad, or RFC 5952 §4 canonical IPv6 text (the one formatter of core/ip/address.ts). */
+export const formatIp = (ip: Ip): string => (ip.version === 4 ? formatIPv4(ip.bytes) : formatIPv6(ip.bytes));
 
 /** Network address with host bits cleared, for the flattened network list. */
 export function networkOf(ip: Ip, prefix: number): string {
