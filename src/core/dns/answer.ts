@@ -1,6 +1,6 @@
 // Reads a decoded DNS answer: in-response CNAME chains, RRsets as RecordData, cache lifetimes. No I/O.
 import type { RecordData, RecordType } from "./types";
-import { CLASS_IN, type DnsMessage, type ResourceRecord, TYPE } from "./wire";
+import { CLASS_IN, type DnsMessage, type ResourceRecord, sameName, TYPE } from "./wire";
 
 /** RFC 2308 §5 bounds negative caching by the SOA; this service caps it lower because an
  *  instance lives for one check and a new record should show up on the next one. */
@@ -18,7 +18,7 @@ export function cnameHops(answer: ResourceRecord[], from: string): Hop[] {
   const visited = new Set([from]);
   let current = from;
   for (;;) {
-    const rr = answer.find((r) => r.type === TYPE.CNAME && r.class === CLASS_IN && r.name === current);
+    const rr = answer.find((r) => r.type === TYPE.CNAME && r.class === CLASS_IN && sameName(r.name, current));
     if (rr?.data.kind !== "CNAME") return hops;
     hops.push({ target: rr.data.target, ttl: rr.ttl });
     if (visited.has(rr.data.target)) return hops;
@@ -32,7 +32,7 @@ export function rrset<T extends RecordType>(answer: ResourceRecord[], owner: str
   const records: RecordData[T][] = [];
   let ttl = Number.POSITIVE_INFINITY;
   for (const rr of answer) {
-    if (rr.name !== owner || rr.type !== TYPE[type] || rr.class !== CLASS_IN) continue;
+    if (rr.type !== TYPE[type] || rr.class !== CLASS_IN || !sameName(rr.name, owner)) continue;
     const value = toRecordData(rr, type);
     if (value === null) continue;
     records.push(value);

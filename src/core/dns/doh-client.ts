@@ -1,6 +1,6 @@
 // One RFC 8484 DNS-over-HTTPS exchange and its classification. Does network I/O via injected fetch.
 import type { HttpFetch } from "../types";
-import { CLASS_IN, type DnsMessage, decodeResponse, encodeQuery, RCODE, type TypeName, typeName, typeNumber } from "./wire";
+import { CLASS_IN, type DnsMessage, decodeResponse, encodeQuery, RCODE, sameName, type TypeName, typeName, typeNumber } from "./wire";
 
 const DNS_MESSAGE = "application/dns-message";
 /** RFC 1035 §4.2.2 framing caps a DNS message at 65535 octets; anything longer is not one. */
@@ -96,7 +96,9 @@ export function classify(body: Uint8Array, name: string, type: number, endpoint:
   if (header.id !== 0) return { kind: "temperror", reason: `answer from ${endpoint} has id ${header.id}, expected 0`, cause: "answer" };
   const q = message.question[0];
   const wanted = name.toLowerCase().replace(/\.$/, "");
-  if (message.question.length !== 1 || !q || q.name !== wanted || q.type !== type || q.class !== CLASS_IN) {
+  // Compared as wire labels, case-insensitively (RFC 4343 §3): the decoder presents a space or other
+  // unusual octet as \DDD, which is still the name that was asked for.
+  if (message.question.length !== 1 || !q || !sameName(q.name, wanted) || q.type !== type || q.class !== CLASS_IN) {
     const got = q ? `${q.name} ${typeName(q.type)}` : "no question";
     return { kind: "temperror", reason: `answer from ${endpoint} is for ${got}, not ${wanted} ${typeName(type)}`, cause: "answer" };
   }

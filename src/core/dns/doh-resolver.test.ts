@@ -59,6 +59,38 @@ describe("answers", () => {
   });
 });
 
+describe("names compared in wire form (RFC 4343 §3)", () => {
+  // The SPF %_ macro expands to a space (RFC 7208 §7.1); the decoder presents that octet as \032.
+  const spaced: StubZone = {
+    "macro\\032space.example.com": { A: ["192.0.2.9"], TXT: ["v=spf1 -all"] },
+    "alias\\032name.example.com": { CNAME: "target\\032name.example.com" },
+    "target\\032name.example.com": { A: ["192.0.2.10"] },
+  };
+  const resolverFor = () => {
+    const stub = installDohStub(spaced);
+    return { stub, resolver: new DohResolver({ endpoints: [A], fetch: globalFetch, timeoutMs: 50 }) };
+  };
+
+  it("accepts the echoed question of a name with a space, which comes back as \\032", async () => {
+    const { resolver } = resolverFor();
+    expect(await resolver.query("macro space.example.com", "A")).toEqual({ kind: "records", records: ["192.0.2.9"], ttl: 300, chain: [] });
+    expect(await resolver.query("MACRO SPACE.Example.COM.", "TXT")).toMatchObject({ kind: "records", records: ["v=spf1 -all"] });
+  });
+
+  it("treats the escaped and unescaped spelling as one name (one query, one cache entry)", async () => {
+    const { resolver, stub } = resolverFor();
+    await resolver.query("macro space.example.com", "A");
+    await resolver.query("macro\\032space.example.com", "A");
+    expect(stub.queries).toHaveLength(1);
+  });
+
+  it("follows a CNAME chain through names with spaces", async () => {
+    const { resolver } = resolverFor();
+    const r = await resolver.query("alias name.example.com", "A");
+    expect(r).toMatchObject({ kind: "records", records: ["192.0.2.10"], chain: ["target\\032name.example.com"] });
+  });
+});
+
 describe("failures", () => {
   const faults: StubFault[] = ["servfail", "refused", "timeout", "http-500", "garbage", "wrong-id", "truncated"];
   for (const fault of faults) {

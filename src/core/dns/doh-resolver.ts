@@ -4,7 +4,7 @@ import type { HttpFetch } from "../types";
 import { cnameHops, negativeTtl, positiveTtl, rrset } from "./answer";
 import { dohExchange, type Exchange } from "./doh-client";
 import type { Lookup, RecordData, RecordType, Resolver } from "./types";
-import { TYPE } from "./wire";
+import { canonicalName, TYPE } from "./wire";
 
 export const DEFAULT_RESOLVERS = ["https://cloudflare-dns.com/dns-query", "https://dns.google/dns-query"];
 
@@ -67,7 +67,9 @@ export class DohResolver implements Resolver {
   async query<T extends RecordType>(name: string, type: T): Promise<Lookup<RecordData[T]>> {
     const chain: string[] = [];
     const seen = new Set<string>();
-    let current = name.toLowerCase().replace(/\.$/, "");
+    // The canonical presentation form keeps the cache key, loop detection and the answer's owner
+    // names in one spelling ("a b" and "a\\032b" are one name); an unencodable name stays as given.
+    let current = canonicalName(name) ?? name.toLowerCase().replace(/\.$/, "");
     let chainTtl = Number.POSITIVE_INFINITY;
     seen.add(current);
     for (;;) {

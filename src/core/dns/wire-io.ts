@@ -119,6 +119,26 @@ export function nameToLabels(name: string): Uint8Array[] {
   return labels;
 }
 
+/** The canonical presentation form of a name: its wire labels (escapes decoded), ASCII lower-cased
+ *  and re-escaped the way the decoder presents them, so "A B.example.com" and "a\032b.example.com"
+ *  give the same text. Null when the name cannot be put on the wire (empty or oversized label). */
+export function canonicalName(name: string): string | null {
+  try {
+    return nameToLabels(name).map(presentLabel).join(".");
+  } catch (e) {
+    if (e instanceof WireError) return null;
+    throw e;
+  }
+}
+
+/** Two names are the same when their wire labels are equal, ASCII case ignored (RFC 4343 §3):
+ *  a question echoed as "a\032b" is the name "a b" that was asked for. */
+export function sameName(a: string, b: string): boolean {
+  if (a === b) return true;
+  const ca = canonicalName(a);
+  return ca !== null && ca === canonicalName(b);
+}
+
 export class Writer {
   private buf = new Uint8Array(512);
   len = 0;

@@ -1,7 +1,7 @@
 // Tests of the RFC 1035 codec: exact query bytes, round trips, captured-style answers, malformed input.
 import { describe, expect, it } from "vitest";
 import { CAPTURED_CNAME_A, DKIM_KEY, hex } from "../../../test/fixtures/dns";
-import { decodeResponse, encodeQuery, encodeResponse, type ResourceRecord, TYPE } from "./wire";
+import { canonicalName, decodeResponse, encodeQuery, encodeResponse, type ResourceRecord, sameName, TYPE } from "./wire";
 
 const toHex = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 const ascii = (s: string): string => toHex(new TextEncoder().encode(s));
@@ -197,5 +197,22 @@ describe("malformed input is an error result, never a throw", () => {
         expect(() => decodeResponse(bad), `byte ${n} = ${v}`).not.toThrow();
       }
     }
+  });
+});
+
+describe("sameName (RFC 4343 §3: compare wire labels, ASCII case-insensitively)", () => {
+  it("equates escaped and raw spellings of one label and ignores ASCII case", () => {
+    expect(sameName("a b.example.com", "a\\032b.example.com")).toBe(true);
+    expect(sameName("A\\032B.Example.COM.", "a b.example.com")).toBe(true);
+    expect(sameName("a\\.b.example.com", "a\\046b.example.com"), "an escaped dot stays inside its label").toBe(true);
+    expect(canonicalName("MACRO SPACE.example.com")).toBe("macro\\032space.example.com");
+  });
+
+  it("keeps different names apart", () => {
+    expect(sameName("a\\.b.example.com", "a.b.example.com"), "one label is not two").toBe(false);
+    expect(sameName("a b.example.com", "a-b.example.com")).toBe(false);
+    expect(sameName("a..example.com", "a..example.com"), "identical text is the same name even if unencodable").toBe(true);
+    expect(sameName("a..example.com", "a.example.com")).toBe(false);
+    expect(canonicalName(`${"x".repeat(64)}.example.com`), "a label over 63 octets cannot be put on the wire").toBeNull();
   });
 });

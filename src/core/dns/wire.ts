@@ -5,6 +5,7 @@ import { Reader, WireError, Writer } from "./wire-io";
 
 export { CLASS_IN, TYPE, typeName, typeNumber } from "./rdata";
 export type { RData, TypeName } from "./rdata";
+export { canonicalName, sameName } from "./wire-io";
 
 export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5 } as const;
 
