@@ -1,6 +1,8 @@
 // Tests for check_host(): RFC 7208 Appendix A examples, limits (§4.6.4), include/redirect and errors. No real I/O.
 import { describe, expect, it } from "vitest";
 import { FakeResolver, type Zone } from "../../../test/support/fake-resolver";
+import { installDohStub, type StubZone } from "../../../test/support/doh-stub";
+import { DohResolver, globalFetch } from "../dns/doh-resolver";
 import { evaluateSpf } from "./evaluate";
 
 /** The RFC 7208 Appendix A zone. */
@@ -188,5 +190,74 @@ describe("limits (RFC 7208 §4.6.4)", () => {
   it("a bad IP or malformed domain never throws", async () => {
     expect((await evaluateSpf("nonsense", "example.com", "u@example.com", new FakeResolver({}))).result).toBe("permerror");
     expect((await evaluateSpf("192.0.2.1", "localhost", "u@localhost", new FakeResolver({}))).result).toBe("none");
+  });
+});
+
+describe("target names that cannot be queried (RFC 7208 §4.8, §2.6.6), through the real DoH resolver", () => {
+  const doh = (zone: StubZone): DohResolver => {
+    installDohStub(zone);
+    return new DohResolver({ endpoints: ["https://doh.test/dns-query"], fetch: globalFetch, timeoutMs: 100 });
+  };
+  const check = (spf: string, sender = "user@example.com", extra: StubZone = {}) =>
+    evaluateSpf("192.0.2.3", "example.com", sender, doh({ "example.com": { TXT: [spf] }, ...extra }));
+
+  it("an empty label is no match, not temperror", async () => {
+    for (const mech of ["a:foo..example.com", "mx:foo..example.com", "exists:foo..example.com"]) {
+      const r = await check(`v=spf1 ${mech} -all`);
+      expect([mech, r.result, r.voidLookups]).toEqual([mech, "fail", 0]);
+    }
+  });
+
+  it("a label over 63 octets produced by a macro is no match, not temperror", async () => {
+    const r = await check("v=spf1 a:%{l}.example.com ?all", `${"x".repeat(64)}@example.com`);
+    expect([r.result, r.mechanism]).toEqual(["neutral", "?all"]);
+  });
+
+  it("include of a name that cannot be queried is permerror (the target has no record, §5.2)", async () => {
+    expect((await check("v=spf1 include:%{l}.example.com -all", `${"x".repeat(64)}@example.com`)).result).toBe("permerror");
+  });
+
+  it("a name with a space (%_, RFC 7208 §7.1) is queried and matches", async () => {
+    const r = await check("v=spf1 a:macro%_space.example.com -all", "user@example.com", { "macro\\032space.example.com": { A: ["192.0.2.3"] } });
+    expect([r.result, r.mechanism]).toEqual(["pass", "a:macro%_space.example.com"]);
+  });
+});
+
+describe("%{p}, the validated name (RFC 7208 §7.3)", () => {
+  const zone = (ptrs: string[]): Zone => {
+    const z: Zone = {
+      "example.com": { TXT: ["v=spf1 -all exp=why.example.com"] },
+      "why.example.com": { TXT: ["connect from %{p}"] },
+      "3.2.0.192.in-addr.arpa": { PTR: ptrs },
+    };
+    for (const n of ptrs) {
+      const existing = z[n];
+      z[n] = { ...(typeof existing === "object" ? existing : {}), A: ["192.0.2.3"] };
+    }
+    return z;
+  };
+  const explanation = async (ptrs: string[]) => (await evaluateSpf("192.0.2.3", "example.com", "u@example.com", new FakeResolver(zone(ptrs)))).explanation;
+
+  it("expands in an explanation to a validated name, not unknown", async () => {
+    expect(await explanation(["mail.example.net"])).toBe("connect from mail.example.net");
+  });
+
+  it("prefers the target domain, then a subdomain of it, over other names", async () => {
+    expect(await explanation(["mail.example.net", "mx.example.com", "example.com"])).toBe("connect from example.com");
+    expect(await explanation(["mail.example.net", "mx.example.com"])).toBe("connect from mx.example.com");
+  });
+
+  it("is unknown when no PTR name validates", async () => {
+    const z = zone(["mail.example.net"]);
+    z["mail.example.net"] = { A: ["198.51.100.1"] };
+    expect((await evaluateSpf("192.0.2.3", "example.com", "u@example.com", new FakeResolver(z))).explanation).toBe("connect from unknown");
+  });
+
+  it("picks per current domain inside an include", async () => {
+    const z = zone(["mx.example.com", "mx.example.net"]);
+    z["example.com"] = { TXT: ["v=spf1 include:example.net -all"] };
+    z["example.net"] = { TXT: ["v=spf1 exists:%{p}.ok.example.net -all"] };
+    z["mx.example.net.ok.example.net"] = { A: ["127.0.0.2"] };
+    expect((await evaluateSpf("192.0.2.3", "example.com", "u@example.com", new FakeResolver(z))).result).toBe("pass");
   });
 });

@@ -1,5 +1,6 @@
 // check_host() (RFC 7208 §4): evaluates SPF for a client IP and sender. I/O only via the injected Resolver.
 import type { Resolver } from "../dns/types";
+import { canonicalName } from "../dns/wire";
 import { fetchSpf, isValidDomain } from "./discover";
 import { type Ip, inCidr, parseIp, reverseName } from "./ip";
 import { expandMacros, macroLetters, type MacroContext, truncateDomain } from "./macro";
@@ -39,7 +40,8 @@ interface State {
   base: Omit<MacroContext, "domain">;
   lookups: number;
   voids: number;
-  validated?: string;
+  /** PTR names that validate the client IP (RFC 7208 §5.5), looked up once for %{p}. */
+  validated?: string[];
 }
 
 interface Outcome {
@@ -94,7 +96,7 @@ async function checkHost(domain: string, s: State): Promise<Outcome> {
   // RFC 7208 §6.1: redirect applies only when no mechanism matched and the record has no "all".
   if (rec.redirect && !rec.mechanisms.some((m) => m.name === "all")) {
     countLookup(s, rec.redirect.raw);
-    const target = expand(rec.redirect.value, domain, s);
+    const target = await expand(rec.redirect.value, domain, s);
     const child = await checkHost(target, s);
     if (child.result === "none") throw new Abort("permerror", `redirect target ${target} has no SPF record (RFC 7208 §6.1)`);
     return child;
@@ -112,16 +114,39 @@ function countVoid(s: State, name: string): void {
   if (s.voids > MAX_VOID_LOOKUPS) throw new Abort("permerror", `more than ${MAX_VOID_LOOKUPS} void lookups (at ${name}, RFC 7208 §4.6.4)`);
 }
 
-function expand(spec: string, domain: string, s: State): string {
-  const r = expandMacros(spec, { ...s.base, domain, validatedName: s.validated });
+async function expand(spec: string, domain: string, s: State): Promise<string> {
+  const validatedName = macroLetters(spec).has("p") ? await validatedFor(domain, s) : undefined;
+  const r = expandMacros(spec, { ...s.base, domain, validatedName });
   if (!r.ok) throw new Abort("permerror", `macro expansion failed: ${r.error}`);
   return truncateDomain(r.value.toLowerCase());
 }
 
-async function target(mech: Mechanism, domain: string, s: State): Promise<string> {
+/**
+ * %{p} (RFC 7208 §7.3): "If the <domain> is present in the list of validated domains, it SHOULD be
+ * used. Otherwise, if a subdomain of the <domain> is present, it SHOULD be used. Otherwise, any name
+ * from the list can be used. If there are no validated domain names or if a DNS error occurs, the
+ * string "unknown" is used."
+ */
+export function pickValidatedName(names: readonly string[], domain: string): string {
+  const d = domain.toLowerCase().replace(/\.$/, "");
+  return names.find((n) => n === d) ?? names.find((n) => n.endsWith(`.${d}`)) ?? names[0] ?? "unknown";
+}
+
+async function validatedFor(domain: string, s: State): Promise<string> {
+  s.validated ??= await validatedNames(s, null);
+  return pickValidatedName(s.validated, domain);
+}
+
+/**
+ * The target name of a/mx/ptr/exists/include, or null when it cannot be queried at all (an empty
+ * label, a label over 63 octets, also when a macro produced it). Such a name is no DNS error a retry
+ * could fix, so it is never temperror (RFC 7208 §2.6.6); RFC 7208 §4.8 leaves the outcome to the
+ * implementation, and here the mechanism does not match (include: the target has no record, §5.2).
+ */
+async function target(mech: Mechanism, domain: string, s: State): Promise<string | null> {
   if (mech.domainSpec === null) return domain;
-  if (macroLetters(mech.domainSpec).has("p") && s.validated === undefined) s.validated = (await validatedNames(s, null))[0] ?? "unknown";
-  return expand(mech.domainSpec, domain, s);
+  const name = await expand(mech.domainSpec, domain, s);
+  return canonicalName(name) === null ? null : name;
 }
 
 async function addressMatch(name: string, s: State, prefix: number, countVoids: boolean): Promise<boolean> {
@@ -147,10 +172,13 @@ async function matches(mech: Mechanism, domain: string, s: State): Promise<boole
       const net = parseIp(mech.network ?? "");
       return net !== null && inCidr(s.ip, net, prefix);
     }
-    case "a":
-      return addressMatch(await target(mech, domain, s), s, prefix, true);
+    case "a": {
+      const name = await target(mech, domain, s);
+      return name !== null && addressMatch(name, s, prefix, true);
+    }
     case "mx": {
       const name = await target(mech, domain, s);
+      if (name === null) return false;
       const res = await s.resolver.query(name, "MX");
       if (res.kind === "temperror") throw new Abort("temperror", `MX ${name}: ${res.reason}`);
       if (res.kind !== "records") {
@@ -166,11 +194,13 @@ async function matches(mech: Mechanism, domain: string, s: State): Promise<boole
     }
     case "ptr": {
       const t = await target(mech, domain, s);
+      if (t === null) return false;
       const names = await validatedNames(s, t);
       return names.some((n) => n === t || n.endsWith(`.${t}`));
     }
     case "exists": {
       const name = await target(mech, domain, s);
+      if (name === null) return false;
       const res = await s.resolver.query(name, "A"); // RFC 7208 §5.7: always an A query, even for IPv6
       if (res.kind === "temperror") throw new Abort("temperror", `A ${name}: ${res.reason}`);
       if (res.kind !== "records") {
@@ -181,6 +211,7 @@ async function matches(mech: Mechanism, domain: string, s: State): Promise<boole
     }
     case "include": {
       const t = await target(mech, domain, s);
+      if (t === null) throw new Abort("permerror", `${mech.raw} names no valid domain, so it has no SPF record (RFC 7208 §4.8, §5.2)`);
       const child = await checkHost(t, s);
       // RFC 7208 §5.2 table: none becomes permerror; temperror/permerror propagate.
       if (child.result === "none") throw new Abort("permerror", `include:${t} has no SPF record (RFC 7208 §5.2)`);
@@ -213,10 +244,14 @@ async function validatedNames(s: State, preferSuffix: string | null): Promise<st
 
 /** RFC 7208 §6.2: failures fetching or expanding exp= silently give no explanation; not counted. */
 async function explain(spec: string, domain: string, s: State): Promise<string | null> {
-  const name = expandMacros(spec, { ...s.base, domain });
+  const p = async (text: string): Promise<string | undefined> => (macroLetters(text).has("p") ? await validatedFor(domain, s) : undefined);
+  const name = expandMacros(spec, { ...s.base, domain, validatedName: await p(spec) });
   if (!name.ok) return null;
-  const res = await s.resolver.query(truncateDomain(name.value), "TXT");
+  const owner = truncateDomain(name.value);
+  if (canonicalName(owner) === null) return null;
+  const res = await s.resolver.query(owner, "TXT");
   if (res.kind !== "records" || res.records.length !== 1) return null;
-  const text = expandMacros(res.records[0] ?? "", { ...s.base, domain, validatedName: s.validated }, true);
+  const template = res.records[0] ?? "";
+  const text = expandMacros(template, { ...s.base, domain, validatedName: await p(template) }, true);
   return text.ok ? text.value : null;
 }
