@@ -99,3 +99,38 @@ describe("one base for every client", () => {
     }
   });
 });
+
+describe("examples", () => {
+  type Schema = { $ref?: string; example?: unknown; properties?: Record<string, Schema>; items?: Schema; oneOf?: Schema[]; anyOf?: Schema[]; type?: string };
+  const schemas = (doc.components?.schemas ?? {}) as Record<string, Schema>;
+  const resolve = (s: Schema | undefined): Schema | undefined => (s?.$ref ? resolve(schemas[s.$ref.replace("#/components/schemas/", "")]) : s);
+  /** An example at the schema, or at its `data` (or `data` items), or on every member of a union. */
+  const hasExample = (s: Schema | undefined): boolean => {
+    const r = resolve(s);
+    if (!r) return false;
+    if (r.example !== undefined) return true;
+    const union = r.oneOf ?? r.anyOf;
+    if (union) return union.every(hasExample);
+    const data = resolve(r.properties?.data);
+    if (!data) return false;
+    return data.type === "array" ? hasExample(data.items) : hasExample(data);
+  };
+
+  it("every success body of every operation has an example (their validity is an error for Redocly in npm run lint)", () => {
+    const missing: string[] = [];
+    let bodies = 0;
+    for (const [path, item] of Object.entries(doc.paths ?? {})) {
+      for (const [method, op] of Object.entries(item ?? {})) {
+        const responses = (op as { responses?: Record<string, { content?: Record<string, { schema?: Schema; example?: unknown }> }> }).responses ?? {};
+        for (const [status, res] of Object.entries(responses)) {
+          const media = res.content?.["application/json"];
+          if (!/^2/.test(status) || !media) continue;
+          bodies++;
+          if (media.example === undefined && !hasExample(media.schema)) missing.push(`${method.toUpperCase()} ${path} ${status}`);
+        }
+      }
+    }
+    expect(bodies).toBeGreaterThan(30);
+    expect(missing).toEqual([]);
+  });
+});

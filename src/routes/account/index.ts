@@ -18,7 +18,15 @@ export const Account = z
     token: z.object({ id: z.number().int(), name: z.string(), scope: z.enum(["full", "read_only"]), prefix: z.string() }),
     usage: z.object({ requests_this_month: z.number().int(), requests_remaining_this_month: z.number().int() }),
   })
-  .openapi("Account");
+  .openapi("Account", {
+    example: {
+      team: { id: 7, name: "Acme", plan: "pro", owner_email: "ops@acme.example" },
+      plan: "pro",
+      limits: { requests_per_minute: 300, requests_per_month: 100_000, webhook_endpoints: 5, domains: 100, check_interval_hours: 6 },
+      token: { id: 12, name: "CI", scope: "full", prefix: "eam_3hT9xQ2a" },
+      usage: { requests_this_month: 1_234, requests_remaining_this_month: 98_766 },
+    },
+  });
 
 const me = createRoute({
   method: "get",

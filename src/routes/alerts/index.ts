@@ -25,7 +25,22 @@ export const Alert = z
     updated_at: ts("Last repeat or change."),
     resolved_at: ts("null while open."),
   })
-  .openapi("Alert");
+  .openapi("Alert", {
+    example: {
+      id: 12,
+      domain: "example.com",
+      domain_id: 1,
+      kind: "drift",
+      subject: "dmarc.p",
+      severity: "High",
+      title: "DMARC p changed on example.com",
+      body: "Before: reject\nAfter: none",
+      occurrences: 1,
+      created_at: "2026-11-24T08:00:00.000Z",
+      updated_at: "2026-11-24T08:00:00.000Z",
+      resolved_at: null,
+    },
+  });
 
 const AlertQuery = PaginationQuery.extend({
   open: booleanQuery("true or 1: open alerts only; false or 0: resolved only; omitted: all."),

@@ -77,7 +77,74 @@ export const DmarcAnalyticsSchema = z
     suggested_record: z.string().openapi({ example: "v=DMARC1; p=quarantine; rua=mailto:k3j2@reports.emailauth.example" }),
     daily: z.array(z.object({ day: z.string(), messages: z.number().int(), pass: z.number().int(), fail: z.number().int() })),
   })
-  .openapi("DmarcAnalytics");
+  // A real answer of this service (one report, one legitimate and one failing source), so it matches the schema.
+  .openapi("DmarcAnalytics", {
+    example: {
+      domain: { id: 1, name: "example.com" },
+      window: { days: 7, from: "2026-11-18", to: "2026-11-24" },
+      report_address: "k3j2h1q9z8x7w6v5u4t3@reports.emailauth.example",
+      summary: {
+        reports: 1,
+        reporters: 1,
+        messages: 123,
+        first_report_at: "2026-11-23T00:00:00.000Z",
+        last_report_at: "2026-11-23T23:59:59.000Z",
+        refused: { total: 0, by_reason: {} },
+      },
+      alignment: { rate: 0.9756, pass: 120, fail: 3, spf_aligned: 120, dkim_aligned: 120 },
+      sources: [
+        {
+          ip: "209.85.220.41",
+          ptr: null,
+          sender: null,
+          identified_by: null,
+          messages: 120,
+          dmarc: { pass: 120, fail: 0 },
+          spf: { pass: 120, fail: 0, aligned: 120 },
+          dkim: { pass: 120, fail: 0, aligned: 120 },
+        },
+        {
+          ip: "203.0.113.5",
+          ptr: null,
+          sender: "Google",
+          identified_by: "spf",
+          messages: 3,
+          dmarc: { pass: 0, fail: 3 },
+          spf: { pass: 0, fail: 3, aligned: 0 },
+          dkim: { pass: 0, fail: 3, aligned: 0 },
+        },
+      ],
+      sources_total: 2,
+      failing_senders: [
+        {
+          sender: "Google",
+          messages: 3,
+          fail: 3,
+          sources: ["203.0.113.5"],
+          fixes: [
+            "DKIM: turn on DKIM signing for the domain in the Google Admin console (Apps > Gmail > Authenticate email) and publish the google._domainkey TXT record it shows.",
+          ],
+        },
+      ],
+      enforcement: {
+        current_policy: "none",
+        rule: "Move one step (none → quarantine → reject) when at least 98% of messages pass DMARC (aligned SPF or aligned DKIM) over at least 14 days of report data with at least 500 messages, and no identified sender is failing.",
+        recommended_policy: "none",
+        safe_to_enforce: false,
+        reason: "Not enough data yet: 1 day(s) and 123 message(s); the rule needs 14 days and 500 messages.",
+      },
+      suggested_record: "v=DMARC1; p=none; rua=mailto:3uzbnrn4ryu4pmmemrr2@reports.test",
+      daily: [
+        { day: "2026-11-18", messages: 0, pass: 0, fail: 0 },
+        { day: "2026-11-19", messages: 0, pass: 0, fail: 0 },
+        { day: "2026-11-20", messages: 0, pass: 0, fail: 0 },
+        { day: "2026-11-21", messages: 0, pass: 0, fail: 0 },
+        { day: "2026-11-22", messages: 0, pass: 0, fail: 0 },
+        { day: "2026-11-23", messages: 123, pass: 120, fail: 3 },
+        { day: "2026-11-24", messages: 0, pass: 0, fail: 0 },
+      ],
+    },
+  });
 
 const analytics = createRoute({
   method: "get",

@@ -62,7 +62,46 @@ export const DkimSelectorSchema = z
     reports: ReportTotals.nullable().openapi({ description: "DMARC-report evidence for this selector in the window; null when none." }),
     history: z.array(HistoryEntry).openapi({ description: "One entry per key seen, newest first." }),
   })
-  .openapi("DkimSelector");
+  .openapi("DkimSelector", {
+    example: {
+      selector: "google",
+      host: "google._domainkey.example.com",
+      status: "active",
+      health: "pass",
+      source: "discovered",
+      provider: "Google Workspace",
+      delegated_to: null,
+      key: {
+        type: "ed25519",
+        bits: 256,
+        fingerprint: "e19a3817fd22b5ab60d88a04ebe6f0b9a9a06b6f177a8e5ea4976b63b99361df",
+        testing: false,
+        first_seen_at: "2026-11-24T23:38:52.900Z",
+        age_days: 0,
+        age_bucket: "under_6_months",
+      },
+      record: "v=DKIM1; k=ed25519; p=LA6OBlo9ZRzE2Jtgmy5n2pJK1PbUPKcBjMm0G2jDk3U=",
+      rotations: 0,
+      issues: [],
+      first_seen_at: "2026-11-24T23:38:52.900Z",
+      last_seen_at: "2026-11-24T23:38:52.900Z",
+      missing_since: null,
+      last_report_at: "2026-11-23T23:59:59.000Z",
+      reports: { messages: 120, pass: 120, fail: 0, sources: ["209.85.220.41"] },
+      history: [
+        {
+          fingerprint: "e19a3817fd22b5ab60d88a04ebe6f0b9a9a06b6f177a8e5ea4976b63b99361df",
+          type: "ed25519",
+          bits: 256,
+          record: "v=DKIM1; k=ed25519; p=LA6OBlo9ZRzE2Jtgmy5n2pJK1PbUPKcBjMm0G2jDk3U=",
+          first_seen_at: "2026-11-24T23:38:52.900Z",
+          last_seen_at: "2026-11-24T23:38:52.900Z",
+          retired_at: null,
+          retired_reason: null,
+        },
+      ],
+    },
+  });
 
 const Summary = z.object({
   selectors: z.number().int(),
@@ -93,7 +132,71 @@ export const DkimOverviewSchema = z
     signers: z.array(Signer),
     findings: z.array(FindingSchema),
   })
-  .openapi("DkimOverview");
+  .openapi("DkimOverview", {
+    example: {
+      domain: "example.com",
+      days: 30,
+      summary: {
+        selectors: 1,
+        active: 1,
+        invalid: 0,
+        revoked: 0,
+        missing: 0,
+        pending: 0,
+        health: { pass: 1, warning: 0, fail: 0 },
+        rotations_in_window: 0,
+        oldest_key_days: 0,
+        stale_keys: 0,
+        age_buckets: { under_6_months: 1, over_6_months: 0, over_2_years: 0 },
+        messages_in_window: 123,
+      },
+      selectors: [
+        {
+          selector: "google",
+          host: "google._domainkey.example.com",
+          status: "active",
+          health: "pass",
+          source: "discovered",
+          provider: "Google Workspace",
+          delegated_to: null,
+          key: {
+            type: "ed25519",
+            bits: 256,
+            fingerprint: "e19a3817fd22b5ab60d88a04ebe6f0b9a9a06b6f177a8e5ea4976b63b99361df",
+            testing: false,
+            first_seen_at: "2026-11-24T23:38:52.900Z",
+            age_days: 0,
+            age_bucket: "under_6_months",
+          },
+          record: "v=DKIM1; k=ed25519; p=LA6OBlo9ZRzE2Jtgmy5n2pJK1PbUPKcBjMm0G2jDk3U=",
+          rotations: 0,
+          issues: [],
+          first_seen_at: "2026-11-24T23:38:52.900Z",
+          last_seen_at: "2026-11-24T23:38:52.900Z",
+          missing_since: null,
+          last_report_at: "2026-11-23T23:59:59.000Z",
+          reports: { messages: 120, pass: 120, fail: 0, sources: ["209.85.220.41"] },
+          history: [
+            {
+              fingerprint: "e19a3817fd22b5ab60d88a04ebe6f0b9a9a06b6f177a8e5ea4976b63b99361df",
+              type: "ed25519",
+              bits: 256,
+              record: "v=DKIM1; k=ed25519; p=LA6OBlo9ZRzE2Jtgmy5n2pJK1PbUPKcBjMm0G2jDk3U=",
+              first_seen_at: "2026-11-24T23:38:52.900Z",
+              last_seen_at: "2026-11-24T23:38:52.900Z",
+              retired_at: null,
+              retired_reason: null,
+            },
+          ],
+        },
+      ],
+      signers: [
+        { domain: "example.com", aligned: true, messages: 120, pass: 120, fail: 0, sources: ["209.85.220.41"] },
+        { domain: "spammer.example", aligned: false, messages: 3, pass: 0, fail: 3, sources: ["203.0.113.5"] },
+      ],
+      findings: [],
+    },
+  });
 
 export const DomainParam = z.object({
   domain: z.coerce

@@ -28,7 +28,22 @@ export const Domain = z
     registration_expires_at: ts("Registration expiry from RDAP, when known."),
     created_at: ts("When the domain was added."),
   })
-  .openapi("Domain");
+  .openapi("Domain", {
+    example: {
+      id: 1,
+      name: "example.com",
+      client: null,
+      verified: true,
+      verified_at: "2026-11-20T09:00:00.000Z",
+      score: 87,
+      grade: "B",
+      dmarc_policy: "quarantine",
+      last_checked_at: "2026-11-24T08:00:00.000Z",
+      next_check_at: "2026-11-24T14:00:00.000Z",
+      registration_expires_at: "2027-06-01T00:00:00.000Z",
+      created_at: "2026-11-20T08:55:00.000Z",
+    },
+  });
 
 export const Verification = z
   .object({
@@ -41,7 +56,33 @@ export const Verification = z
 export const CreatedDomain = Domain.extend({
   verification: Verification,
   dmarc_report_address: z.string().openapi({ example: "k3j2h1@reports.emailauth.example", description: "Put `mailto:` + this address in the DMARC rua tag." }),
-}).openapi("CreatedDomain");
+}).openapi("CreatedDomain", {
+  example: {
+    ...{
+      id: 1,
+      name: "example.com",
+      client: null,
+      verified: true,
+      verified_at: "2026-11-20T09:00:00.000Z",
+      score: 87,
+      grade: "B",
+      dmarc_policy: "quarantine",
+      last_checked_at: "2026-11-24T08:00:00.000Z",
+      next_check_at: "2026-11-24T14:00:00.000Z",
+      registration_expires_at: "2027-06-01T00:00:00.000Z",
+      created_at: "2026-11-20T08:55:00.000Z",
+    },
+    verified: false,
+    verified_at: null,
+    score: null,
+    grade: null,
+    dmarc_policy: null,
+    last_checked_at: null,
+    next_check_at: null,
+    verification: { host: "_emailauth-verify.example.com", type: "TXT", value: "emailauth-verify=3hT9xQ2aLm4Pz8Rk1Vn6Bw0Ys5Cd7Ef9" },
+    dmarc_report_address: "k3j2h1q9z8x7w6v5u4t3@reports.emailauth.example",
+  },
+});
 
 const Finding = z
   .object({
@@ -86,7 +127,30 @@ export const DomainDetail = CreatedDomain.extend({
       }),
     )
     .openapi({ description: "The exact records to publish." }),
-}).openapi("DomainDetail");
+}).openapi("DomainDetail", {
+  // A domain before its first check (posture null); after one, posture holds the typed records.
+  example: {
+    ...{
+      id: 1,
+      name: "example.com",
+      client: null,
+      verified: false,
+      verified_at: null,
+      score: null,
+      grade: null,
+      dmarc_policy: null,
+      last_checked_at: null,
+      next_check_at: null,
+      registration_expires_at: null,
+      created_at: "2026-11-20T08:55:00.000Z",
+    },
+    verification: { host: "_emailauth-verify.example.com", type: "TXT", value: "emailauth-verify=3hT9xQ2aLm4Pz8Rk1Vn6Bw0Ys5Cd7Ef9" },
+    dmarc_report_address: "k3j2h1q9z8x7w6v5u4t3@reports.emailauth.example",
+    posture: null,
+    recommendations: [],
+    fixes: [],
+  },
+});
 
 export const CreateDomainBody = z
   .object({
@@ -106,14 +170,35 @@ export const VerifyResult = z
       .openapi({ description: "Whether any TXT record exists at the ownership host; null when the domain was already verified." }),
     reason: z.string().openapi({ example: "no TXT record at _emailauth-verify.example.com" }),
   })
-  .openapi("DomainVerification");
+  .openapi("DomainVerification", {
+    example: {
+      verified: true,
+      domain: {
+        id: 1,
+        name: "example.com",
+        client: null,
+        verified: true,
+        verified_at: "2026-11-20T09:00:00.000Z",
+        score: 87,
+        grade: "B",
+        dmarc_policy: "quarantine",
+        last_checked_at: "2026-11-24T08:00:00.000Z",
+        next_check_at: "2026-11-24T14:00:00.000Z",
+        registration_expires_at: "2027-06-01T00:00:00.000Z",
+        created_at: "2026-11-20T08:55:00.000Z",
+      },
+      checked_at: "2026-11-20T09:00:00.000Z",
+      record_found: true,
+      reason: "ownership record found",
+    },
+  });
 
 export const QueuedCheck = z
   .object({
     check_id: z.string().openapi({ example: "chk_7YxS0m7q2oM3c9kQw1ZtVb5n" }),
     status: z.literal("queued"),
   })
-  .openapi("QueuedCheck");
+  .openapi("QueuedCheck", { example: { check_id: "chk_7YxS0m7q2oM3c9kQw1ZtVb5n", status: "queued" } });
 
 export const CheckRecord = z
   .object({
@@ -129,7 +214,21 @@ export const CheckRecord = z
     error: z.string().nullable(),
     created_at: ts("When the check ran."),
   })
-  .openapi("CheckRecord");
+  .openapi("CheckRecord", {
+    example: {
+      id: "chk_7YxS0m7q2oM3c9kQw1ZtVb5n",
+      status: "completed",
+      trigger: "scheduled",
+      score: 87,
+      grade: "B",
+      dmarc_policy: "quarantine",
+      stale_parts: [],
+      queries: 38,
+      duration_ms: 412,
+      error: null,
+      created_at: "2026-11-24T08:00:00.000Z",
+    },
+  });
 
 export const DiffRecord = z
   .object({
@@ -144,4 +243,15 @@ export const DiffRecord = z
     severity: SEVERITY,
     created_at: ts("When the change was found."),
   })
-  .openapi("DiffRecord");
+  .openapi("DiffRecord", {
+    example: {
+      id: 91,
+      check_id: "chk_7YxS0m7q2oM3c9kQw1ZtVb5n",
+      category: "dmarc",
+      field: "p",
+      before: "reject",
+      after: "none",
+      severity: "High",
+      created_at: "2026-11-24T08:00:00.000Z",
+    },
+  });

@@ -14,7 +14,7 @@ const IngestResult = z
     records: z.number().int().openapi({ example: 42 }),
     duplicate: z.boolean().openapi({ description: "true when this reporter's report was already ingested; nothing is counted twice." }),
   })
-  .openapi("DmarcIngestResult");
+  .openapi("DmarcIngestResult", { example: { report_id: "17368718432398577920", domain: "example.com", records: 42, duplicate: false } });
 
 const binary = { type: "string" as const, format: "binary" };
 

@@ -251,17 +251,199 @@ export const BlacklistDetails = z
   .nullable()
   .openapi("IntelBlacklistDetails");
 
-export const IntelDomainFull = IntelDomainSummary.extend({
-  view: z.literal("full"),
-  records: FullRecords,
-  blacklist_details: BlacklistDetails,
-  findings: z.array(IntelFinding),
-  spf: SpfDetail,
-  dmarc: DmarcDetail,
-  mta_sts: z.object({ policy_text: z.string().nullable() }),
-  queries: z.number().int().openapi({ description: "DNS queries sent for this analysis." }),
-  // The summary's example does not describe this shape, so it is not inherited.
-}).openapi("IntelDomainAnalysis", { example: undefined });
+// A fresh object, not .extend(): an extension would be documented as allOf with the summary, whose
+// short records would then forbid the full records' fields.
+export const IntelDomainFull = z
+  .object({
+    ...IntelDomainSummary.shape,
+    view: z.literal("full"),
+    records: FullRecords,
+    blacklist_details: BlacklistDetails,
+    findings: z.array(IntelFinding),
+    spf: SpfDetail,
+    dmarc: DmarcDetail,
+    mta_sts: z.object({ policy_text: z.string().nullable() }),
+    queries: z.number().int().openapi({ description: "DNS queries sent for this analysis." }),
+    // A real answer of this service for a well-configured domain (the summary's example is not inherited).
+  })
+  .openapi("IntelDomainAnalysis", {
+    example: {
+      view: "full",
+      domain: "example.com",
+      score: 55,
+      grade: "F",
+      dmarc_policy: "reject",
+      records: {
+        spf: { status: "present", host: "example.com", record: "v=spf1 include:_spf.google.com -all", lookups: 1 },
+        dmarc: {
+          status: "present",
+          host: "_dmarc.example.com",
+          record: "v=DMARC1; p=reject; rua=mailto:dmarc@example.org",
+          policy: "reject",
+          inherited: false,
+        },
+        bimi: { status: "missing", host: "default._bimi.example.com", record: null, declined: false, logo: null, authority: null },
+        mta_sts: {
+          status: "invalid",
+          host: "_mta-sts.example.com",
+          record: "v=STSv1; id=20261101",
+          id: "20261101",
+          policy: {
+            status: "invalid",
+            failure: "no_policy_host",
+            url: "https://mta-sts.example.com/.well-known/mta-sts.txt",
+            mode: null,
+            max_age: null,
+            mx: [],
+          },
+          coverage: [],
+        },
+        tls_rpt: { status: "present", host: "_smtp._tls.example.com", record: "v=TLSRPTv1; rua=mailto:tls@example.com", rua: ["mailto:tls@example.com"] },
+        mx: {
+          status: "present",
+          host: "example.com",
+          record: "10 mx.example.com",
+          null_mx: false,
+          hosts: [{ host: "mx.example.com", preference: 10, status: "ok", cname: [], ipv4: ["192.0.2.10"], ipv6: [] }],
+        },
+      },
+      blacklists: { status: "clean", checked: 8, unknown: 0, listed: [] },
+      recommendations: [
+        {
+          category: "dmarc",
+          severity: "High",
+          rule: "dmarc.external-auth-missing",
+          message:
+            'Reports go to example.org, outside example.com, but example.org does not authorise it: receivers drop these reports (RFC 9990 §3.2.3). example.org must publish TXT "v=DMARC1" at example.com._report._dmarc.example.org (or *._report._dmarc.example.org).',
+          fix: 'example.com._report._dmarc.example.org TXT "v=DMARC1"',
+        },
+        {
+          category: "mta_sts",
+          severity: "High",
+          rule: "mta_sts.no-policy-host",
+          message: "mta-sts.example.com does not exist (no A or AAAA record): senders cannot fetch the policy, so there is none (RFC 8461 §3.3).",
+          fix: "Publish mta-sts.example.com (A/AAAA or CNAME) serving https://mta-sts.example.com/.well-known/mta-sts.txt over HTTPS.",
+        },
+        {
+          category: "dmarc",
+          severity: "Medium",
+          rule: "dmarc.report-domain-no-mx",
+          message: "The report destination domain example.org has no usable MX records, so reports to it may bounce.",
+          fix: null,
+        },
+        {
+          category: "tls_rpt",
+          severity: "Low",
+          rule: "tls_rpt.without-mta-sts",
+          message: "TLS-RPT without MTA-STS (or DANE) only reports; pair it with an MTA-STS policy.",
+          fix: null,
+        },
+      ],
+      fixes: [],
+      blacklist_details: {
+        listed: [],
+        unknown: [],
+        clean: 8,
+        cleared: [
+          { list: "Spamhaus DBL", target: "example.com" },
+          { list: "SURBL", target: "example.com" },
+          { list: "URIBL", target: "example.com" },
+          { list: "Spamhaus ZEN", target: "192.0.2.10" },
+          { list: "SpamCop", target: "192.0.2.10" },
+          { list: "PSBL", target: "192.0.2.10" },
+          { list: "Mailspike", target: "192.0.2.10" },
+          { list: "UCEPROTECT L1", target: "192.0.2.10" },
+        ],
+        checked: 8,
+        skipped: [],
+      },
+      findings: [
+        {
+          rule: "dmarc.external-auth-missing",
+          severity: "High",
+          description:
+            'Reports go to example.org, outside example.com, but example.org does not authorise it: receivers drop these reports (RFC 9990 §3.2.3). example.org must publish TXT "v=DMARC1" at example.com._report._dmarc.example.org (or *._report._dmarc.example.org).',
+          fix: 'example.com._report._dmarc.example.org TXT "v=DMARC1"',
+          category: "dmarc",
+        },
+        {
+          rule: "dmarc.report-domain-no-mx",
+          severity: "Medium",
+          description: "The report destination domain example.org has no usable MX records, so reports to it may bounce.",
+          fix: null,
+          category: "dmarc",
+        },
+        { rule: "bimi.missing", severity: "Info", description: "No BIMI record: no brand logo is shown in supporting inboxes.", fix: null, category: "bimi" },
+        {
+          rule: "mta_sts.no-policy-host",
+          severity: "High",
+          description: "mta-sts.example.com does not exist (no A or AAAA record): senders cannot fetch the policy, so there is none (RFC 8461 §3.3).",
+          fix: "Publish mta-sts.example.com (A/AAAA or CNAME) serving https://mta-sts.example.com/.well-known/mta-sts.txt over HTTPS.",
+          category: "mta_sts",
+        },
+        {
+          rule: "tls_rpt.without-mta-sts",
+          severity: "Low",
+          description: "TLS-RPT without MTA-STS (or DANE) only reports; pair it with an MTA-STS policy.",
+          fix: null,
+          category: "tls_rpt",
+        },
+      ],
+      spf: {
+        status: "pass-able",
+        status_reason: "the record is valid and can produce pass",
+        records_found: ["v=spf1 include:_spf.google.com -all"],
+        lookups: {
+          total: 1,
+          limit: 10,
+          truncated: false,
+          by_term: [
+            { term: "include:_spf.google.com", position: 7, lookups: 1, void_lookups: 0, dynamic: false, note: null, target: "_spf.google.com" },
+            { term: "-all", position: 31, lookups: 0, void_lookups: 0, dynamic: false, note: null, target: null },
+          ],
+        },
+        void_lookups: 0,
+        tree: [
+          { domain: "example.com", via: "root", depth: 0, parent: null, record: "v=spf1 include:_spf.google.com -all", lookups: 1, error: null },
+          { domain: "_spf.google.com", via: "include", depth: 1, parent: "example.com", record: "v=spf1 ip4:203.0.113.0/24 -all", lookups: 0, error: null },
+        ],
+        networks: [{ cidr: "203.0.113.0/24", version: 4, domain: "_spf.google.com", term: "ip4:203.0.113.0/24" }],
+        dynamic: [],
+        temperror: null,
+        suggested_record: null,
+      },
+      dmarc: {
+        discovery: {
+          status: "found",
+          policy_domain: "example.com",
+          org_domain: null,
+          inherited: false,
+          queries: 1,
+          temperror: null,
+          steps: [{ domain: "example.com", name: "_dmarc.example.com", result: "record", record: "v=DMARC1; p=reject; rua=mailto:dmarc@example.org" }],
+        },
+        tags: {
+          p: "reject",
+          sp: null,
+          np: null,
+          t: false,
+          psd: "u",
+          adkim: "r",
+          aspf: "r",
+          rua: ["mailto:dmarc@example.org"],
+          ruf: [],
+          fo: [],
+          pct: null,
+          rf: null,
+          ri: null,
+          effective: { p: "reject", sp: "reject", np: "reject" },
+        },
+        suggested_record: null,
+      },
+      mta_sts: { policy_text: null },
+      queries: 26,
+    },
+  });
 
 export const DomainQuery = z.object({
   domain: z.string().min(1).max(300).openapi({ example: "example.com", description: "Domain name; IDNs are converted to punycode." }),

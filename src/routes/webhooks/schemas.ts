@@ -9,7 +9,9 @@ const id = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 export const WebhookParams = z.object({ webhook: id.openapi({ param: { name: "webhook", in: "path" }, example: 1 }) });
 export const DeliveryParams = WebhookParams.extend({ delivery: id.openapi({ param: { name: "delivery", in: "path" }, example: 1 }) });
 
-export const WebhookEventType = z.object({ type: z.string().openapi({ example: "domain.verified" }), description: z.string() }).openapi("WebhookEventType");
+export const WebhookEventType = z
+  .object({ type: z.string().openapi({ example: "domain.verified" }), description: z.string() })
+  .openapi("WebhookEventType", { example: { type: "domain.verified", description: "Ownership is verified; monitoring started." } });
 
 export const WebhookEndpoint = z
   .object({
@@ -27,7 +29,22 @@ export const WebhookEndpoint = z
     created_at: dt,
     secret: z.string().optional().openapi({ description: "Only on create and rotate-secret: whsec_ + base64 of 32 random bytes." }),
   })
-  .openapi("WebhookEndpoint");
+  .openapi("WebhookEndpoint", {
+    example: {
+      id: 3,
+      url: "https://hooks.acme.example/emailauth",
+      description: "Ops alerts",
+      events: ["alert.created", "dkim.key.rotated"],
+      domain_ids: null,
+      enabled: true,
+      failure_count: 0,
+      disabled_at: null,
+      disabled_reason: null,
+      last_success_at: "2026-11-24T08:00:02.000Z",
+      last_failure_at: null,
+      created_at: "2026-11-20T09:10:00.000Z",
+    },
+  });
 
 const events = z.array(z.string().max(64)).max(50).openapi({ description: "Event types (GET /webhook-events) or `*`." });
 const domainIds = z.array(z.number().int().positive()).max(100).nullable();
@@ -68,7 +85,21 @@ export const WebhookDelivery = z
     delivered_at: dt,
     created_at: dt,
   })
-  .openapi("WebhookDelivery");
+  .openapi("WebhookDelivery", {
+    example: {
+      id: 55,
+      event_id: "evt_0123456789abcdefghijklmn",
+      event: "alert.created",
+      status: "delivered",
+      attempts: 1,
+      response_status: 200,
+      error: null,
+      duration_ms: 143,
+      next_retry_at: null,
+      delivered_at: "2026-11-24T08:00:02.000Z",
+      created_at: "2026-11-24T08:00:01.000Z",
+    },
+  });
 
 export const WebhookDeliveryDetail = WebhookDelivery.extend({
   payload: WebhookEvent.nullable().openapi({ description: "The JSON body that is sent: one of the events of the `webhooks` section." }),
@@ -80,7 +111,29 @@ export const WebhookDeliveryDetail = WebhookDelivery.extend({
     })
     .nullable()
     .openapi({ description: "The receiver's last answer; null when none arrived." }),
-}).openapi("WebhookDeliveryDetail");
+}).openapi("WebhookDeliveryDetail", {
+  example: {
+    id: 56,
+    event_id: "evt_abcdefghijklmnopqrstuvwx",
+    event: "webhook.test",
+    status: "delivered",
+    attempts: 1,
+    response_status: 200,
+    error: null,
+    duration_ms: 98,
+    next_retry_at: null,
+    delivered_at: "2026-11-24T08:05:00.000Z",
+    created_at: "2026-11-24T08:05:00.000Z",
+    payload: {
+      id: "evt_abcdefghijklmnopqrstuvwx",
+      type: "webhook.test",
+      api_version: "2026-10-10",
+      timestamp: "2026-11-24T08:05:00.000Z",
+      data: { webhook: { id: 3, url: "https://hooks.acme.example/emailauth" }, message: "This is a test event." },
+    },
+    response: { status: 200, body: "ok", headers: { "content-type": "text/plain" } },
+  },
+});
 
 export const WebhookListMeta = PageMeta.extend({ limit: z.number().int().openapi({ description: "The plan's allowance of endpoints." }) });
 
