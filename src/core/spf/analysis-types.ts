@@ -9,6 +9,7 @@ export interface SpfTermInfo {
   position: number;
   /** DNS-querying terms this term costs, including everything under an include/redirect (RFC 7208 §4.6.4). */
   lookups: number;
+  /** Void lookups under this term, for the worse address family. */
   voidLookups: number;
   /** Depends on %{i}, %{s}, ... so it cannot be resolved offline; counted as 1 lookup. */
   dynamic: boolean;
@@ -50,7 +51,11 @@ export interface SpfAnalysis {
   record: string | null;
   recordsFound: string[];
   lookups: { total: number; limit: number; byTerm: SpfTermInfo[]; truncated: boolean };
+  /** Void lookups of the worse address family (the larger of voidLookupsByFamily). */
   voidLookups: number;
+  /** Void lookups as an IPv4 and as an IPv6 sender meets them (RFC 7208 §4.6.4): an "a" term is
+   *  void for IPv6 senders when the name has A but no AAAA records. */
+  voidLookupsByFamily: { ipv4: number; ipv6: number };
   tree: SpfNode | null;
   networks: SpfNetwork[];
   dynamic: SpfDynamicPart[];

@@ -8,7 +8,9 @@ import type { Mechanism } from "./types";
 export interface WalkContext {
   resolver: Resolver;
   lookups: number;
-  voids: number;
+  /** Void lookups as an IPv4 and as an IPv6 sender sees them: an "a" term asks only for A or only
+   *  for AAAA, so a name with one of the two is void for one family only (RFC 7208 §4.6.4, §5.3). */
+  voids: VoidCounts;
   findings: Finding[];
   networks: SpfNetwork[];
   dynamic: SpfDynamicPart[];
@@ -17,6 +19,21 @@ export interface WalkContext {
   includeCounts: Map<string, number>;
   truncated: boolean;
 }
+
+export interface VoidCounts {
+  ipv4: number;
+  ipv6: number;
+}
+
+/** Counts a void lookup for one address family, or for both when the query is the same for each
+ *  (MX, the A query of exists, the TXT of an include or redirect target). */
+export function addVoid(ctx: WalkContext, family?: 4 | 6): void {
+  if (family !== 6) ctx.voids.ipv4++;
+  if (family !== 4) ctx.voids.ipv6++;
+}
+
+/** The worse of the two families, which decides whether some sender hits the limit. */
+export const worstVoids = (v: VoidCounts): number => Math.max(v.ipv4, v.ipv6);
 
 function addNetwork(ctx: WalkContext, address: string, mech: Mechanism, domain: string): void {
   const ip = parseIp(address);
@@ -30,9 +47,9 @@ export function addStaticNetwork(mech: Mechanism, domain: string, ctx: WalkConte
   if ((mech.name === "ip4" || mech.name === "ip6") && mech.network) addNetwork(ctx, mech.network, mech, domain);
 }
 
-/** A and AAAA of a name; returns whether both were absent, or null after a temperror. */
-async function addresses(name: string, mech: Mechanism, domain: string, ctx: WalkContext): Promise<boolean | null> {
-  let empty = true;
+/** A and AAAA of a name; returns which of the two were absent, or null after a temperror. */
+async function addresses(name: string, mech: Mechanism, domain: string, ctx: WalkContext): Promise<{ A: boolean; AAAA: boolean } | null> {
+  const empty = { A: true, AAAA: true };
   for (const type of ["A", "AAAA"] as const) {
     const res = await ctx.resolver.query(name, type);
     if (res.kind === "temperror") {
@@ -40,7 +57,7 @@ async function addresses(name: string, mech: Mechanism, domain: string, ctx: Wal
       return null;
     }
     if (res.kind === "records") {
-      empty = false;
+      empty[type] = false;
       for (const a of res.records) addNetwork(ctx, a, mech, domain);
     }
   }
@@ -59,14 +76,17 @@ export async function resolveAddressTerm(mech: Mechanism, target: string, domain
     return;
   }
   if (mech.name === "a") {
-    // An "a" term is void when the name has neither A nor AAAA (checkdmarc counts it the same way).
-    if ((await addresses(target, mech, domain, ctx)) === true) ctx.voids++;
+    // check_host() asks for A for an IPv4 client and AAAA for an IPv6 one (RFC 7208 §5.3), so a name
+    // with only A records is a void lookup for every IPv6 sender (§4.6.4).
+    const empty = await addresses(target, mech, domain, ctx);
+    if (empty?.A) addVoid(ctx, 4);
+    if (empty?.AAAA) addVoid(ctx, 6);
     return;
   }
   if (mech.name === "exists") {
     const res = await ctx.resolver.query(target, "A");
     if (res.kind === "temperror") ctx.temperror ??= { at: `A ${target} (${mech.raw} in ${domain})`, reason: res.reason };
-    else if (res.kind !== "records") ctx.voids++;
+    else if (res.kind !== "records") addVoid(ctx); // an A query for both families (RFC 7208 §5.7)
     return;
   }
   if (mech.name !== "mx") return;
@@ -76,7 +96,7 @@ export async function resolveAddressTerm(mech: Mechanism, target: string, domain
     return;
   }
   if (res.kind !== "records") {
-    ctx.voids++;
+    addVoid(ctx);
     return;
   }
   const hosts = res.records.filter((r) => r.exchange !== "");
@@ -94,7 +114,7 @@ export async function resolveAddressTerm(mech: Mechanism, target: string, domain
   for (const h of hosts.slice(0, 10)) {
     const empty = await addresses(h.exchange, mech, domain, ctx);
     if (empty === null) return;
-    if (empty) missing.push(h.exchange);
+    if (empty.A && empty.AAAA) missing.push(h.exchange);
   }
   if (missing.length > 0) {
     ctx.findings.push({

@@ -46,7 +46,8 @@ describe("analyzeSpf", () => {
         "inc.example.com": { TXT: ["v=spf1 a:h1.example.com a:h2.example.com a:h3.example.com -all"] },
         "red.example.com": { TXT: [`v=spf1 ${Array.from({ length: n }, (_, i) => `a:h${i + 4}.example.com`).join(" ")} -all`] },
       };
-      for (let i = 1; i <= n + 3; i++) z[`h${i}.example.com`] = { A: [`198.51.100.${i}`] };
+      // AAAA too, so no IPv6 sender meets a void lookup and only the lookup count is under test.
+      for (let i = 1; i <= n + 3; i++) z[`h${i}.example.com`] = { A: [`198.51.100.${i}`], AAAA: [`2001:db8::${i}`] };
       return z;
     };
     const ten = await analyze(zone(5));
@@ -63,6 +64,27 @@ describe("analyzeSpf", () => {
     expect([two.status, two.voidLookups, rules(two)]).toEqual(["pass-able", 2, ["spf.void-lookup"]]);
     const three = await analyze(zone(3));
     expect([three.status, rules(three)]).toEqual(["permerror", ["spf.void-lookup-limit"]]);
+  });
+
+  it("counts void lookups per address family: an a term on a name with only A records is void for IPv6 senders (RFC 7208 §4.6.4)", async () => {
+    const zone = (n: number): Zone => {
+      const z: Zone = { "example.com": { TXT: [`v=spf1 ${Array.from({ length: n }, (_, i) => `a:h${i}.example.com`).join(" ")} -all`] } };
+      for (let i = 0; i < n; i++) z[`h${i}.example.com`] = { A: ["192.0.2.1"] };
+      return z;
+    };
+    const three = await analyze(zone(3));
+    expect([three.status, three.voidLookupsByFamily, three.voidLookups]).toEqual(["permerror", { ipv4: 0, ipv6: 3 }, 3]);
+    const limit = three.findings.find((f) => f.rule === "spf.void-lookup-limit");
+    expect(limit?.description).toMatch(/every IPv6 sender/);
+    const two = await analyze(zone(2));
+    expect([two.status, rules(two)]).toEqual(["pass-able", ["spf.void-lookup"]]);
+    expect(two.findings[0]?.description).toMatch(/0 lookup\(s\) for IPv4 senders and 2 for IPv6 senders/);
+    // A name with both families, or an exists term (always an A query), counts the same for both.
+    const both = await analyze({
+      "example.com": { TXT: ["v=spf1 a:dual.example.com exists:gone.example.com -all"] },
+      "dual.example.com": { A: ["192.0.2.1"], AAAA: ["2001:db8::1"] },
+    });
+    expect(both.voidLookupsByFamily).toEqual({ ipv4: 1, ipv6: 1 });
   });
 
   it("a temperror in an include gives status temperror naming the include, never permerror", async () => {

@@ -2,7 +2,7 @@
 import type { Resolver } from "../dns/types";
 import type { Finding } from "../types";
 import type { SpfAnalysis, SpfNode, SpfTermInfo } from "./analysis-types";
-import { addStaticNetwork, resolveAddressTerm, type WalkContext } from "./analyze-terms";
+import { addStaticNetwork, addVoid, resolveAddressTerm, type VoidCounts, type WalkContext, worstVoids } from "./analyze-terms";
 import { policyFindings, rootFindings } from "./analyze-rules";
 import { fetchSpf, type SpfLookup } from "./discover";
 import { expandMacros, hasMacro, macroLetters } from "./macro";
@@ -19,7 +19,7 @@ export async function analyzeSpf(domain: string, resolver: Resolver): Promise<Sp
   const ctx: WalkContext = {
     resolver,
     lookups: 0,
-    voids: 0,
+    voids: { ipv4: 0, ipv6: 0 },
     findings: [],
     networks: [],
     dynamic: [],
@@ -49,22 +49,7 @@ export async function analyzeSpf(domain: string, resolver: Resolver): Promise<Sp
       fix: null,
     });
   }
-  if (ctx.voids > MAX_VOID_LOOKUPS) {
-    ctx.permerrors.push(`${ctx.voids} void lookups`);
-    findings.push({
-      rule: "spf.void-lookup-limit",
-      severity: "High",
-      description: `${ctx.voids} lookups return no answer (NXDOMAIN or NODATA), over the limit of ${MAX_VOID_LOOKUPS}: receivers return permerror (RFC 7208 §4.6.4).`,
-      fix: null,
-    });
-  } else if (ctx.voids > 0) {
-    findings.push({
-      rule: "spf.void-lookup",
-      severity: "Low",
-      description: `${ctx.voids} lookup(s) return no answer (NXDOMAIN or NODATA); more than ${MAX_VOID_LOOKUPS} is a permerror (RFC 7208 §4.6.4). Remove terms that point at names without records.`,
-      fix: null,
-    });
-  }
+  findings.push(...voidFindings(ctx));
   const policy = policyFindings(tree, ctx.includeCounts);
   findings.push(...policy.findings);
 
@@ -94,7 +79,8 @@ export async function analyzeSpf(domain: string, resolver: Resolver): Promise<Sp
     record: tree.record,
     recordsFound: tree.recordsFound,
     lookups: { total: ctx.lookups, limit: MAX_LOOKUPS, byTerm: tree.terms, truncated: ctx.truncated },
-    voidLookups: ctx.voids,
+    voidLookups: worstVoids(ctx.voids),
+    voidLookupsByFamily: { ...ctx.voids },
     tree,
     networks: ctx.networks,
     dynamic: ctx.dynamic,
@@ -120,7 +106,7 @@ async function walk(domain: string, via: SpfNode["via"], path: string[], ctx: Wa
   if (found.kind === "none") {
     if (via !== "root") {
       // RFC 7208 §5.2 / §6.1: a missing target record is a permerror for the whole record, not a skip.
-      if (found.void) ctx.voids++;
+      if (found.void) addVoid(ctx);
       const rule = via === "include" ? "spf.include-no-record" : "spf.redirect-no-record";
       node.error = `${via} target ${domain} has no SPF record`;
       ctx.permerrors.push(node.error);
@@ -245,14 +231,49 @@ async function analyzeTerm(term: Mechanism | Modifier, domain: string, path: str
       info.note = "not followed: lookup limit long exceeded";
       return info;
     }
-    const before = ctx.voids;
+    const before = { ...ctx.voids };
     info.child = await walk(target, term.name, path, ctx);
     info.lookups += info.child.lookups;
-    info.voidLookups = ctx.voids - before;
+    info.voidLookups = voidsSince(before, ctx.voids);
     return info;
   }
-  const before = ctx.voids;
+  const before = { ...ctx.voids };
   if (term.kind === "mechanism") await resolveAddressTerm(term, target, domain, ctx);
-  info.voidLookups = ctx.voids - before;
+  info.voidLookups = voidsSince(before, ctx.voids);
   return info;
+}
+
+const voidsSince = (before: VoidCounts, now: VoidCounts): number => Math.max(now.ipv4 - before.ipv4, now.ipv6 - before.ipv6);
+
+/** The void-lookup limit per address family (RFC 7208 §4.6.4): "a" asks for A or AAAA depending on
+ *  the client, so a record can exceed the limit for IPv6 senders only. */
+function voidFindings(ctx: WalkContext): Finding[] {
+  const { ipv4, ipv6 } = ctx.voids;
+  const over = (["ipv4", "ipv6"] as const).filter((f) => ctx.voids[f] > MAX_VOID_LOOKUPS);
+  const label = { ipv4: "IPv4", ipv6: "IPv6" } as const;
+  if (over.length > 0) {
+    const who = over.length === 2 ? "every sender" : `every ${label[over[0] ?? "ipv4"]} sender`;
+    const counts = over.length === 2 && ipv4 === ipv6 ? `${ipv4}` : over.map((f) => `${ctx.voids[f]} for ${label[f]} senders`).join(", ");
+    ctx.permerrors.push(`${counts} void lookups`);
+    return [
+      {
+        rule: "spf.void-lookup-limit",
+        severity: "High",
+        description: `${counts} lookups return no answer (NXDOMAIN or NODATA), over the limit of ${MAX_VOID_LOOKUPS}: receivers return permerror for ${who} (RFC 7208 §4.6.4).${over.length === 1 && over[0] === "ipv6" ? ' An "a" term whose name has A but no AAAA records is void for IPv6 senders; publish AAAA records or use ip4: terms.' : ""}`,
+        fix: null,
+      },
+    ];
+  }
+  // Voids for IPv6 senders alone come from "a" names with A but no AAAA records, which is common and
+  // harmless below the limit; they are worth a warning only once one more would reach permerror.
+  if (ipv4 === 0 && ipv6 < MAX_VOID_LOOKUPS) return [];
+  const split = ipv4 === ipv6 ? `${ipv4} lookup(s)` : `${ipv4} lookup(s) for IPv4 senders and ${ipv6} for IPv6 senders`;
+  return [
+    {
+      rule: "spf.void-lookup",
+      severity: "Low",
+      description: `${split} return no answer (NXDOMAIN or NODATA); more than ${MAX_VOID_LOOKUPS} is a permerror (RFC 7208 §4.6.4). Remove terms that point at names without records${ipv6 > ipv4 ? ', and publish AAAA records for names of "a" terms (or use ip4: terms)' : ""}.`,
+      fix: null,
+    },
+  ];
 }
