@@ -30,9 +30,23 @@ describe("parseBimiRecord", () => {
     const r = parseBimiRecord("v=BIMI1; l=; a=;");
     expect(r.ok && r.value.record.declined).toBe(true);
   });
-  it("requires https for l= and a=", () => {
-    const r = parseBimiRecord("v=BIMI1; l=http://x.example/l.svg; a=ftp://x.example/a.pem");
-    expect(r.ok && rules(r.value.findings)).toEqual(["bimi.logo-not-https", "bimi.authority-not-https"]);
+  it("a non-https l= or a= makes the record invalid, with the https record as the fix (BIMI draft §4.2)", () => {
+    const r = parseBimiRecord("v=BIMI1; l=http://x.example/l.svg; a=https://x.example/a.pem");
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.error).toMatchObject({
+      rule: "bimi.logo-not-https",
+      severity: "High",
+      fix: "v=BIMI1; l=https://x.example/l.svg; a=https://x.example/a.pem",
+    });
+    expect(!r.ok && r.error.description).toMatch(/invalid/);
+    const a = parseBimiRecord("v=BIMI1; l=https://x.example/l.svg; a=ftp://x.example/a.pem");
+    expect(!a.ok && a.error).toMatchObject({ rule: "bimi.authority-not-https", fix: null });
+    expect(parseBimiRecord("v=BIMI1; l=; a=").ok, "empty values are a declination, not an error").toBe(true);
+  });
+  it("reads the tag list as RFC 6376 §3.2 does: whitespace around = and ;, a trailing ;, unknown tags ignored", () => {
+    const r = parseBimiRecord("v=BIMI1 ;  l = https://x.example/l.svg ; x_future=1;");
+    expect(r.ok && r.value.record.logo).toBe("https://x.example/l.svg");
+    expect(parseBimiRecord("v=BIMI1; l=https://x.example/l.svg;; a=").ok, "an empty tag-spec inside the list").toBe(false);
   });
   it("rejects a record whose first tag is not v=BIMI1, and duplicates", () => {
     expect(parseBimiRecord("l=https://x/l.svg; v=BIMI1").ok).toBe(false);

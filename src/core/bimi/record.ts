@@ -1,7 +1,7 @@
 // BIMI assertion record parsing and the DMARC-enforcement prerequisite (draft-brand-indicators-for-message-identification). No I/O.
 import type { Finding, Result } from "../types";
 import { err, ok } from "../types";
-import { parseTagList } from "../records/tag-list";
+import { DKIM_TAG_NAME, describeIssue, readTagList, type TagGrammar } from "../records/tag-list";
 
 export interface BimiRecord {
   /** Logo URI (https, SVG Tiny PS); null when l= is empty. */
@@ -46,13 +46,57 @@ const httpsUri = (value: string): boolean => {
   }
 };
 
+/** l= may list URIs separated by commas; each must be https (or the value empty: a declination). */
+const httpsList = (value: string): boolean => value === "" || value.split(",").every((u) => httpsUri(u.trim()));
+
+/**
+ * The BIMI assertion record: a DKIM-style tag list (RFC 6376 §3.2) starting with v=BIMI1; l= is
+ * empty or https URIs and a= is empty or an https URI (BIMI draft §4.2); other tags are ignored.
+ */
+export const BIMI_RECORD: TagGrammar = {
+  record: "BIMI record",
+  section: "BIMI draft §4.2",
+  name: DKIM_TAG_NAME,
+  caseSensitive: false,
+  spaceAroundEquals: true,
+  duplicate: "record",
+  malformed: "record",
+  emptySpec: "trailing-only",
+  first: { name: "v", value: "BIMI1" },
+  tags: {
+    v: { required: true, section: "BIMI draft §4.2" },
+    l: { section: "BIMI draft §4.2", expected: "an https: URI or nothing", valid: httpsList },
+    a: { section: "BIMI draft §4.2", expected: "an https: URI or nothing", valid: httpsList },
+  },
+};
+
+/** The record with every http:// in l= and a= made https://, the paste-ready fix for a non-https URI. */
+const httpsFix = (txt: string): string | null => {
+  const fixed = txt.replace(
+    /(^|;)(\s*[la]\s*=\s*)([^;]*)/gi,
+    (_m, sep: string, tag: string, value: string) => `${sep}${tag}${value.replace(/\bhttp:\/\//gi, "https://")}`,
+  );
+  return fixed === txt ? null : fixed;
+};
+
 export function parseBimiRecord(txt: string): Result<ParsedBimi, Finding> {
-  const parsed = parseTagList(txt);
-  if (!parsed.ok) return err(finding("bimi.invalid-syntax", "Medium", `BIMI record is malformed: ${parsed.error}.`));
-  const { order, tags } = parsed.value;
-  if (order[0] !== "v" || tags.get("v") !== "BIMI1") {
-    return err(finding("bimi.invalid-syntax", "Medium", "BIMI record must start with v=BIMI1."));
+  const parsed = readTagList(txt.trimStart(), BIMI_RECORD);
+  if (!parsed.ok) {
+    const e = parsed.error;
+    if (e.kind === "invalid-value" && (e.tag === "l" || e.tag === "a")) {
+      const what = e.tag === "l" ? "the logo URI (l=)" : "the evidence URI (a=)";
+      return err(
+        finding(
+          e.tag === "l" ? "bimi.logo-not-https" : "bimi.authority-not-https",
+          "High",
+          `The BIMI record is invalid: ${what} "${(e.value ?? "").slice(0, 80)}" is not https; the record allows only https: URIs or an empty value, so receivers discard the whole record (${e.section}).`,
+          httpsFix(txt),
+        ),
+      );
+    }
+    return err(finding("bimi.invalid-syntax", "Medium", `BIMI record is malformed: ${describeIssue(e)}.`));
   }
+  const { tags } = parsed.value;
   if (!tags.has("l") && !tags.has("a")) {
     return err(finding("bimi.invalid-syntax", "Medium", "BIMI record has neither l= (logo) nor a= (evidence)."));
   }
@@ -61,12 +105,6 @@ export function parseBimiRecord(txt: string): Result<ParsedBimi, Finding> {
   const a = tags.get("a") ?? "";
   if (l !== "" && l.includes(",")) {
     findings.push(finding("bimi.multiple-logos", "Low", "l= lists several URIs; current receivers use exactly one logo URI."));
-  }
-  if (l !== "" && !httpsUri(l)) {
-    findings.push(finding("bimi.logo-not-https", "High", "l= must be an https: URI; receivers ignore other schemes."));
-  }
-  if (a !== "" && !httpsUri(a)) {
-    findings.push(finding("bimi.authority-not-https", "High", "a= must be an https: URI to the VMC/CMC PEM."));
   }
   const declined = l === "" && a === "";
   if (!declined && a === "") {

@@ -1,31 +1,31 @@
-// The DKIM tag=value list grammar shared by signatures and key records (RFC 6376 §3.2). No I/O.
+// The DKIM tag=value grammar shared by signatures and key records (RFC 6376 §3.2), read by the one
+// tag-list reader. No I/O.
+import { DKIM_TAG_NAME, describeIssue, readTagList, type TagGrammar } from "../records/tag-list";
 import { err, ok, type Result } from "../types";
 
 /**
  * tag-list = tag-spec *( ";" tag-spec ) [ ";" ]; tag-spec = [FWS] tag-name [FWS] "=" [FWS] tag-value [FWS].
- * Returns tag names in order of appearance. Duplicate tags are an error (§3.2: "Tags with duplicate
- * names MUST NOT occur within a single tag-list; if a tag name does occur more than once, the entire
- * tag-list is invalid."). Values are unfolded and trimmed; internal whitespace is kept.
+ * Tag names are case-sensitive; duplicates invalidate the list (§3.2: "Tags with duplicate names MUST
+ * NOT occur within a single tag-list; if a tag name does occur more than once, the entire tag-list is
+ * invalid."); unknown tags are ignored ("Unrecognized tags MUST be ignored"). Values are checked by
+ * the signature and key-record readers.
  */
+export const DKIM_TAG_LIST: TagGrammar = {
+  record: "DKIM tag list",
+  section: "RFC 6376 §3.2",
+  name: DKIM_TAG_NAME,
+  caseSensitive: true,
+  spaceAroundEquals: true,
+  duplicate: "record",
+  malformed: "record",
+  emptySpec: "trailing-only",
+  tags: {},
+};
+
+/** Tag names in order of appearance, values unfolded and trimmed (internal whitespace kept). */
 export function parseTagList(input: string): Result<Map<string, string>> {
-  const tags = new Map<string, string>();
-  const parts = input.split(";");
-  for (let i = 0; i < parts.length; i++) {
-    const part = (parts[i] ?? "").replace(/\r\n/g, "");
-    if (part.trim() === "") {
-      // Only a trailing ";" (an empty last spec) is allowed by the grammar.
-      if (i === parts.length - 1) continue;
-      return err("empty tag-spec in tag list");
-    }
-    const eq = part.indexOf("=");
-    if (eq < 0) return err(`tag-spec without "=": ${part.trim().slice(0, 40)}`);
-    const name = part.slice(0, eq).trim();
-    if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(name)) return err(`invalid tag name "${name.slice(0, 40)}"`);
-    if (tags.has(name)) return err(`duplicate tag "${name}"`);
-    const value = part.slice(eq + 1).replace(/^[ \t]+|[ \t]+$/g, "");
-    tags.set(name, value);
-  }
-  return ok(tags);
+  const read = readTagList(input, DKIM_TAG_LIST);
+  return read.ok ? ok(read.value.tags) : err(describeIssue(read.error));
 }
 
 /** Remove all FWS, for base64 values (b=, bh=, p=) which may be folded anywhere (§3.5). */

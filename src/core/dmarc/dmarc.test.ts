@@ -5,6 +5,7 @@ import { aligned, treeWalkOrgDomain } from "./align";
 import { analyzeDmarc, isEnforcing } from "./analyze";
 import { discoverPolicy, organizationalDomain, walkTargets } from "./discover";
 import { parseDmarc, type DmarcRecord } from "./parse";
+import { recordFindings } from "./rules";
 
 const parse = (t: string): DmarcRecord => {
   const r = parseDmarc(t);
@@ -29,7 +30,42 @@ describe("parseDmarc", () => {
   it("treats a missing p as none only with a valid rua (RFC 9989 §4.10.1)", () => {
     expect(parse("v=DMARC1; rua=mailto:d@example.com")).toMatchObject({ p: null, policyApplies: true, effective: { p: "none" } });
     expect(parse("v=DMARC1; adkim=s").policyApplies).toBe(false);
-    expect(parse("v=DMARC1; p=rejct; rua=mailto:d@example.com").findings.map((f) => f.rule)).toContain("dmarc.invalid-value");
+    expect(parse("v=DMARC1; p=rejct; rua=mailto:d@example.com")).toMatchObject({ p: null, invalidPolicyTags: [{ name: "p", value: "rejct" }] });
+  });
+  describe("an invalid sp or np sets the policy aside (RFC 7489 §6.6.3 step 6, RFC 9989 §4.10)", () => {
+    it("acts as p=none when rua holds a valid URI, naming the tag with a paste-ready fix", async () => {
+      const r = parse("v=DMARC1; p=reject; sp=bogus; rua=mailto:d@example.com");
+      expect(r).toMatchObject({ p: "reject", sp: null, policyApplies: true, effective: { p: "none", sp: "none", np: "none" } });
+      expect(isEnforcing(r)).toBe(false);
+      const finding = recordFindings(r, "example.com").find((f) => f.rule === "dmarc.invalid-policy-tag");
+      expect(finding?.description).toMatch(/sp=bogus.*p=none.*p=reject does not apply/);
+      expect(finding?.fix).toBe("v=DMARC1; p=reject; rua=mailto:d@example.com");
+      const a = await analyzeDmarc(
+        "example.com",
+        new FakeResolver({ "_dmarc.example.com": { TXT: ["v=DMARC1; p=reject; sp=bogus; rua=mailto:d@example.com"] } }),
+      );
+      expect(a.policy, "the policy receivers apply").toBe("none");
+    });
+    it("applies no DMARC without a valid rua; np works the same way", () => {
+      expect(parse("v=DMARC1; p=reject; sp=bogus")).toMatchObject({ policyApplies: false });
+      expect(parse("v=DMARC1; p=quarantine; np=nope; rua=mailto:d@example.com")).toMatchObject({ policyApplies: true, effective: { p: "none" } });
+      expect(parse("v=DMARC1; p=reject; np=nope").policyApplies).toBe(false);
+      const none = recordFindings(parse("v=DMARC1; p=reject; np=nope"), "example.com").find((f) => f.rule === "dmarc.invalid-policy-tag");
+      expect(none?.description).toMatch(/no DMARC at all/);
+    });
+  });
+  describe("tag-list edge cases (RFC 9989 §5.4)", () => {
+    it("allows whitespace around = and ;, a trailing ;, empty parts and any case in names", () => {
+      expect(parse("v=DMARC1 ;P = Reject ; SP=none;;rua=mailto:d@example.com;")).toMatchObject({
+        p: "reject",
+        sp: "none",
+        rua: [{ address: "d@example.com" }],
+      });
+    });
+    it("ignores an empty value of an enumerated tag with a finding, and a part without =", () => {
+      const r = parse("v=DMARC1; p=reject; adkim=; junk");
+      expect([r.adkim, rules(r.findings)]).toEqual(["r", ["dmarc.syntax", "dmarc.invalid-value"]]);
+    });
   });
   it("reports duplicate and unknown tags", () => {
     const r = parse("v=DMARC1; p=none; p=reject; foo=bar");

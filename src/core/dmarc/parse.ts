@@ -1,4 +1,5 @@
 // Parses a DMARC policy record (RFC 9989 §5.3 tags, §5.4 formal definition; removed 7489 tags). Pure, no I/O.
+import { DKIM_TAG_NAME, readTagList, type TagGrammar, type TagRule } from "../records/tag-list";
 import { err, ok, type Finding, type Result } from "../types";
 
 export type DmarcPolicy = "none" | "quarantine" | "reject";
@@ -38,9 +39,12 @@ export interface DmarcRecord {
   pct: number | null;
   rf: string | null;
   ri: number | null;
-  /** Policies after defaults: sp defaults to p; np to sp, else p (RFC 9989 §5.3). */
+  /** p, sp or np tags whose value is not a policy; any of them puts the record in the p=none fallback. */
+  invalidPolicyTags: { name: "p" | "sp" | "np"; value: string }[];
+  /** The policies receivers apply: sp defaults to p, np to sp, else p (RFC 9989 §5.3); all none when
+   *  p is missing or invalid or sp/np is invalid (RFC 7489 §6.6.3 step 6, RFC 9989 §4.10). */
   effective: { p: DmarcPolicy; sp: DmarcPolicy; np: DmarcPolicy };
-  /** False when p is missing/invalid and no valid rua exists: receivers apply no DMARC (RFC 9989 §4.10.1). */
+  /** False when that fallback applies and no valid rua exists: receivers apply no DMARC (RFC 9989 §4.10.1). */
   policyApplies: boolean;
   findings: Finding[];
 }
@@ -49,7 +53,52 @@ export interface DmarcRecord {
 export const isDmarcRecord = (txt: string): boolean => /^v\s*=\s*DMARC1\s*(;|$)/.test(txt);
 
 const POLICIES: readonly string[] = ["none", "quarantine", "reject"];
-const KNOWN = new Set(["v", "p", "sp", "np", "t", "psd", "adkim", "aspf", "rua", "ruf", "fo", "pct", "rf", "ri"]);
+const oneOf =
+  (...allowed: string[]) =>
+  (v: string): boolean =>
+    allowed.includes(v.toLowerCase());
+const policyRule: TagRule = {
+  section: "RFC 7489 §6.6.3, RFC 9989 §4.10",
+  expected: "none, quarantine or reject",
+  valid: oneOf(...POLICIES),
+  invalid: "ignore",
+};
+const enumRule = (...allowed: string[]): TagRule => ({ section: "RFC 9989 §5.3", expected: allowed.join(", "), valid: oneOf(...allowed), invalid: "ignore" });
+const anyValue: TagRule = { section: "RFC 9989 §5.3" };
+
+/**
+ * RFC 9989 §5.4 (RFC 7489 §6.4): tags separated by ";" with optional whitespace around "=" and ";",
+ * names case-insensitive, unknown tags ignored. A part that is not tag=value and extra copies of a tag
+ * are reported and skipped; an invalid p, sp or np triggers the p=none fallback, other invalid values
+ * give way to their defaults.
+ */
+export const DMARC_RECORD: TagGrammar = {
+  record: "DMARC record",
+  section: "RFC 9989 §5.4",
+  name: DKIM_TAG_NAME,
+  caseSensitive: false,
+  spaceAroundEquals: true,
+  duplicate: "keep-first",
+  malformed: "skip",
+  emptySpec: "allowed",
+  first: { name: "v", value: "DMARC1" },
+  tags: {
+    v: { required: true, section: "RFC 9989 §5.3" },
+    p: policyRule,
+    sp: policyRule,
+    np: policyRule,
+    t: enumRule("y", "n"),
+    psd: enumRule("y", "n", "u"),
+    adkim: enumRule("r", "s"),
+    aspf: enumRule("r", "s"),
+    rua: anyValue,
+    ruf: anyValue,
+    fo: anyValue,
+    pct: anyValue,
+    rf: anyValue,
+    ri: anyValue,
+  },
+};
 
 export function parseUri(raw: string): DmarcUri {
   const uri = raw.trim();
@@ -68,50 +117,37 @@ const f = (rule: string, severity: Finding["severity"], description: string, fix
 /** Parses a record; an error only when it is not a DMARC record at all (v=DMARC1 not first). */
 export function parseDmarc(text: string): Result<DmarcRecord> {
   if (!isDmarcRecord(text)) return err('not a DMARC record: "v=DMARC1" must be the first tag (RFC 9989 §5.3)');
+  const read = readTagList(text, DMARC_RECORD);
+  if (!read.ok) return err(`not a DMARC record: ${read.error.message} (${read.error.section})`);
   const findings: Finding[] = [];
-  const tags: DmarcTag[] = [];
-  const seen = new Map<string, string>();
-  let pos = 0;
-  for (const part of text.split(";")) {
-    const position = pos + (part.length - part.trimStart().length);
-    pos += part.length + 1;
-    const trimmed = part.trim();
-    if (trimmed === "") continue;
-    const eq = trimmed.indexOf("=");
-    const name = (eq > 0 ? trimmed.slice(0, eq) : trimmed).trim().toLowerCase();
-    const value = eq > 0 ? trimmed.slice(eq + 1).trim() : "";
-    if (eq <= 0) {
-      findings.push(f("dmarc.syntax", "Medium", `"${trimmed}" at character ${position} is not a tag=value pair and is ignored (RFC 9989 §5.4).`));
-      continue;
-    }
-    if (seen.has(name)) {
+  const invalidPolicyTags: DmarcRecord["invalidPolicyTags"] = [];
+  const invalidTags = new Map<string, string>();
+  for (const issue of read.value.issues) {
+    const at = `at character ${issue.position}`;
+    if (issue.kind === "malformed" || issue.kind === "invalid-name")
+      findings.push(f("dmarc.syntax", "Medium", `${issue.message} ${at}; it is ignored (RFC 9989 §5.4).`));
+    else if (issue.kind === "duplicate")
       // Receivers disagree on which copy wins; checkdmarc treats duplicates as an error.
-      findings.push(
-        f("dmarc.duplicate-tag", "High", `Tag "${name}" appears more than once (at character ${position}); receivers may use either value. Keep one.`),
-      );
-      continue;
+      findings.push(f("dmarc.duplicate-tag", "High", `Tag "${issue.tag}" appears more than once (${at}); receivers may use either value. Keep one.`));
+    else if (issue.kind === "unknown-tag")
+      findings.push(f("dmarc.unknown-tag", "Low", `Unknown tag "${issue.tag}" is ignored by receivers (RFC 9989 §5.3); check it is not a typo.`));
+    else if (issue.kind === "invalid-value" && issue.tag !== null) {
+      invalidTags.set(issue.tag, issue.value ?? "");
+      if (issue.tag === "p" || issue.tag === "sp" || issue.tag === "np") invalidPolicyTags.push({ name: issue.tag, value: issue.value ?? "" });
     }
-    seen.set(name, value);
-    tags.push({ name, value, position });
-    if (!KNOWN.has(name))
-      findings.push(f("dmarc.unknown-tag", "Low", `Unknown tag "${name}" is ignored by receivers (RFC 9989 §5.3); check it is not a typo.`));
   }
-  const get = (n: string): string | undefined => seen.get(n);
-  const policy = (n: "p" | "sp" | "np"): DmarcPolicy | null => {
-    const v = get(n);
-    if (v === undefined) return null;
-    if (POLICIES.includes(v.toLowerCase())) return v.toLowerCase() as DmarcPolicy;
-    findings.push(f("dmarc.invalid-value", "High", `${n}=${v} is not none, quarantine or reject; receivers discard it (RFC 9989 §5.3).`));
-    return null;
-  };
+  const tags: DmarcTag[] = read.value.order
+    .filter((name) => read.value.tags.has(name) || invalidTags.has(name))
+    .map((name) => ({ name, value: read.value.tags.get(name) ?? invalidTags.get(name) ?? "", position: read.value.positions.get(name) ?? 0 }));
+  const get = (n: string): string | undefined => read.value.tags.get(n);
+  const policy = (n: "p" | "sp" | "np"): DmarcPolicy | null => (get(n)?.toLowerCase() as DmarcPolicy | undefined) ?? null;
   const enumTag = <T extends string>(n: string, allowed: readonly T[], dflt: T): T => {
-    const v = get(n)?.toLowerCase();
-    if (v === undefined) return dflt;
-    if ((allowed as readonly string[]).includes(v)) return v as T;
-    findings.push(
-      f("dmarc.invalid-value", "Medium", `${n}=${get(n)} is invalid (allowed: ${allowed.join(", ")}); the default ${dflt} applies (RFC 9989 §5.3).`),
-    );
-    return dflt;
+    const bad = invalidTags.get(n);
+    if (bad !== undefined)
+      findings.push(
+        f("dmarc.invalid-value", "Medium", `${n}=${bad} is invalid (allowed: ${allowed.join(", ")}); the default ${dflt} applies (RFC 9989 §5.3).`),
+      );
+    return (get(n)?.toLowerCase() as T | undefined) ?? dflt;
   };
   const uris = (n: string): DmarcUri[] =>
     (get(n) ?? "")
@@ -132,8 +168,13 @@ export function parseDmarc(text: string): Result<DmarcRecord> {
   const badFo = fo.filter((x) => !["0", "1", "d", "s"].includes(x));
   if (badFo.length > 0)
     findings.push(f("dmarc.invalid-value", "Low", `fo=${get("fo")} contains invalid option(s) ${badFo.join(", ")} (allowed: 0, 1, d, s; RFC 9989 §5.3).`));
-  const effP: DmarcPolicy = p ?? "none";
-  const effSp: DmarcPolicy = sp ?? effP;
+  // RFC 7489 §6.6.3 step 6 (and RFC 9989 §4.10): a record without a valid p, or with an invalid sp
+  // (np in RFC 9989), is processed as if it were "v=DMARC1; p=none" when rua holds at least one valid
+  // URI, and not at all otherwise.
+  const fallback = p === null || invalidPolicyTags.length > 0;
+  const effP: DmarcPolicy = fallback ? "none" : p;
+  const effSp: DmarcPolicy = fallback ? "none" : (sp ?? effP);
+  const effNp: DmarcPolicy = fallback ? "none" : (np ?? sp ?? effP);
   const record: DmarcRecord = {
     text,
     tags,
@@ -150,10 +191,11 @@ export function parseDmarc(text: string): Result<DmarcRecord> {
     pct,
     rf: get("rf") ?? null,
     ri: riRaw !== undefined && /^[0-9]+$/.test(riRaw) ? Number(riRaw) : null,
+    invalidPolicyTags,
     // RFC 9989 §5.3: np defaults to sp when sp is present, else to p.
-    effective: { p: effP, sp: effSp, np: np ?? sp ?? effP },
-    // RFC 9989 §4.10.1: without a valid p, act as p=none only when a valid rua exists.
-    policyApplies: p !== null || rua.some((u) => u.valid),
+    effective: { p: effP, sp: effSp, np: effNp },
+    // RFC 9989 §4.10.1: in the fallback, act as p=none only when a valid rua exists.
+    policyApplies: !fallback || rua.some((u) => u.valid),
     findings,
   };
   return ok(record);

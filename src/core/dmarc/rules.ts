@@ -7,7 +7,18 @@ const f = (rule: string, severity: Finding["severity"], description: string, fix
 export function recordFindings(r: DmarcRecord, policyDomain: string): Finding[] {
   const out: Finding[] = [...r.findings];
   const fix = suggestRecord(r);
-  if (r.p === null) {
+  for (const bad of r.invalidPolicyTags) {
+    const published = r.p !== null && r.p !== "none" ? ` The published p=${r.p} does not apply.` : "";
+    out.push(
+      f(
+        "dmarc.invalid-policy-tag",
+        "High",
+        `${bad.name}=${bad.value} is not none, quarantine or reject, so receivers set the whole policy aside: ${r.policyApplies ? "because rua holds a valid URI they act as if the record were p=none (monitoring only)" : "with no valid rua URI they apply no DMARC at all"} (RFC 7489 §6.6.3 step 6, RFC 9989 §4.10).${published} Fix the ${bad.name} value or remove the tag.`,
+        fix,
+      ),
+    );
+  }
+  if (r.p === null && !r.invalidPolicyTags.some((t) => t.name === "p")) {
     out.push(
       f(
         "dmarc.p-missing",
@@ -19,7 +30,7 @@ export function recordFindings(r: DmarcRecord, policyDomain: string): Finding[] 
   } else if (r.tags[1]?.name !== "p") {
     out.push(f("dmarc.p-not-second", "Info", "p is not the second tag; RFC 9989 allows any order, but RFC 7489 receivers required p right after v.", fix));
   }
-  if (r.effective.p === "none")
+  if (r.effective.p === "none" && r.invalidPolicyTags.length === 0)
     out.push(
       f(
         "dmarc.policy-none",
@@ -27,7 +38,7 @@ export function recordFindings(r: DmarcRecord, policyDomain: string): Finding[] 
         `p=none only monitors: failing mail from ${policyDomain} is delivered normally. Move to quarantine, then reject, once reports show all sources pass.`,
       ),
     );
-  if (r.p !== null && r.p !== "none" && r.effective.sp === "none") {
+  if (r.p !== null && r.p !== "none" && r.sp === "none") {
     out.push(f("dmarc.sp-none", "Medium", `sp=none with p=${r.p} leaves every subdomain unprotected (and disqualifies BIMI).`));
   }
   if (r.t)

@@ -85,7 +85,7 @@ export async function checkMtaSts(domain: string, resolver: Resolver, opts: MtaS
   out.record = record;
   const rec = parseStsRecord(record);
   if (!rec.ok) {
-    out.findings.push(f("mta_sts.invalid-record", "High", `MTA-STS record is invalid: ${rec.error} (RFC 8461 §3.1).`));
+    out.findings.push(f("mta_sts.invalid-record", "High", `MTA-STS record is invalid: ${rec.error}.`));
     return { ...out, status: "invalid" };
   }
   out.id = rec.value.id;

@@ -1,7 +1,7 @@
 // MTA-STS TXT record and policy-file parsing, and MX pattern matching (RFC 8461 §3.1, §3.2, §4.1). No I/O.
 import type { Result } from "../types";
 import { err, ok } from "../types";
-import { parseTagList } from "../records/tag-list";
+import { describeIssue, EXTENSION_NAME, readTagList, type TagGrammar } from "../records/tag-list";
 
 export type StsMode = "enforce" | "testing" | "none";
 
@@ -17,16 +17,31 @@ export const MAX_AGE_LIMIT = 31_557_600;
 /** Only records beginning "v=STSv1" are candidates; others at the name are discarded (RFC 8461 §3.1). */
 export const isStsCandidate = (txt: string): boolean => /^v=STSv1\s*(;|$)/.test(txt.trimStart());
 
-/** RFC 8461 §3.1: `v=STSv1; id=<1*32 ALPHA/DIGIT>` plus optional extension fields. */
+/**
+ * RFC 8461 §3.1: sts-text-record = sts-version 1*(sts-field-delim sts-field) [sts-field-delim];
+ * sts-field-delim = *WSP ";" *WSP (no whitespace around "="); sts-id = 1*32(ALPHA / DIGIT);
+ * extension fields are named (ALPHA / DIGIT) *31(ALPHA / DIGIT / "_" / "-" / ".") and ignored.
+ */
+export const STS_RECORD: TagGrammar = {
+  record: "MTA-STS record",
+  section: "RFC 8461 §3.1",
+  name: EXTENSION_NAME,
+  caseSensitive: false,
+  spaceAroundEquals: false,
+  duplicate: "record",
+  malformed: "record",
+  emptySpec: "trailing-only",
+  first: { name: "v", value: "STSv1" },
+  tags: {
+    v: { required: true, section: "RFC 8461 §3.1" },
+    id: { required: true, section: "RFC 8461 §3.1", expected: "1 to 32 letters or digits", valid: (v) => /^[A-Za-z0-9]{1,32}$/.test(v) },
+  },
+};
+
 export function parseStsRecord(txt: string): Result<{ id: string }, string> {
-  const parsed = parseTagList(txt);
-  if (!parsed.ok) return err(parsed.error);
-  const { order, tags } = parsed.value;
-  if (order[0] !== "v" || tags.get("v") !== "STSv1") return err("record must start with v=STSv1");
-  const id = tags.get("id");
-  if (id === undefined) return err("id= is required");
-  if (!/^[A-Za-z0-9]{1,32}$/.test(id)) return err("id must be 1 to 32 letters or digits");
-  return ok({ id });
+  const parsed = readTagList(txt.trimStart(), STS_RECORD);
+  if (!parsed.ok) return err(describeIssue(parsed.error));
+  return ok({ id: parsed.value.tags.get("id") ?? "" });
 }
 
 /** RFC 8461 §3.2 mx: a host name, optionally with "*." as the whole leftmost label only. */

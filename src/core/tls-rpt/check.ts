@@ -2,7 +2,7 @@
 import type { Resolver } from "../dns/types";
 import type { Finding, Result } from "../types";
 import { err, ok } from "../types";
-import { parseTagList } from "../records/tag-list";
+import { describeIssue, EXTENSION_NAME, readTagList, type TagGrammar } from "../records/tag-list";
 
 export interface TlsRptRecord {
   rua: string[];
@@ -37,23 +37,42 @@ function isMailtoUri(u: string): boolean {
   return addr.slice(at + 2, -1).includes(".");
 }
 
-export function parseTlsRptRecord(txt: string): Result<TlsRptRecord, string> {
-  const parsed = parseTagList(txt);
-  if (!parsed.ok) return err(parsed.error);
-  const { order, tags } = parsed.value;
-  if (order[0] !== "v" || tags.get("v") !== "TLSRPTv1") return err("record must start with v=TLSRPTv1");
-  const rua = tags.get("rua");
-  if (rua === undefined || rua.trim() === "") return err("rua= is required");
-  const uris = rua
+const ruaUris = (rua: string): string[] =>
+  rua
     .split(",")
     .map((u) => u.trim())
     .filter((u) => u !== "");
-  for (const u of uris) {
-    if (!isMailtoUri(u) && !/^https:\/\/[^\s/]+/i.test(u)) {
-      return err(`rua URI "${u.slice(0, 80)}" must be mailto: or https:`);
-    }
-  }
-  return ok({ rua: uris });
+
+/**
+ * RFC 8460 §3: tlsrpt-record = tlsrpt-version 1*(field-delim tlsrpt-field) [field-delim];
+ * field-delim = *WSP ";" *WSP (no whitespace around "="); extension fields are named
+ * (ALPHA / DIGIT) *31(ALPHA / DIGIT / "_" / "-" / ".") and ignored when not understood.
+ */
+export const TLS_RPT_RECORD: TagGrammar = {
+  record: "TLS-RPT record",
+  section: "RFC 8460 §3",
+  name: EXTENSION_NAME,
+  caseSensitive: false,
+  spaceAroundEquals: false,
+  duplicate: "record",
+  malformed: "record",
+  emptySpec: "trailing-only",
+  first: { name: "v", value: "TLSRPTv1" },
+  tags: {
+    v: { required: true, section: "RFC 8460 §3" },
+    rua: {
+      required: true,
+      section: "RFC 8460 §3",
+      expected: "one or more mailto: or https: URIs separated by commas",
+      valid: (v) => ruaUris(v).length > 0 && ruaUris(v).every((u) => isMailtoUri(u) || /^https:\/\/[^\s/]+/i.test(u)),
+    },
+  },
+};
+
+export function parseTlsRptRecord(txt: string): Result<TlsRptRecord, string> {
+  const parsed = readTagList(txt.trimStart(), TLS_RPT_RECORD);
+  if (!parsed.ok) return err(describeIssue(parsed.error));
+  return ok({ rua: ruaUris(parsed.value.tags.get("rua") ?? "") });
 }
 
 export async function checkTlsRpt(domain: string, resolver: Resolver): Promise<TlsRptResult> {
@@ -86,7 +105,7 @@ export async function checkTlsRpt(domain: string, resolver: Resolver): Promise<T
       ...base,
       status: "invalid",
       record,
-      findings: [f("tls_rpt.invalid-record", "Medium", `TLS-RPT record is invalid: ${parsed.error} (RFC 8460 §3).`)],
+      findings: [f("tls_rpt.invalid-record", "Medium", `TLS-RPT record is invalid: ${parsed.error}.`)],
     };
   }
   const findings: Finding[] = [];
