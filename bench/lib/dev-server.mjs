@@ -14,10 +14,11 @@ async function portInUse(port) {
   }
 }
 
-export async function startDevServer({ port = 8799, vars = {} } = {}) {
+export async function startDevServer({ port = 8799, vars = {}, keepState = false } = {}) {
   if (await portInUse(port)) throw new Error(`port ${port} is already in use; stop that server first`);
   const persist = `.wrangler/bench-state-${port}`;
-  rmSync(persist, { recursive: true, force: true });
+  // keepState: restart on the state a previous (killed) server left, as after a crash.
+  if (!keepState) rmSync(persist, { recursive: true, force: true });
   const mig = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], { env: QUIET, encoding: "utf8" });
   if (mig.status !== 0) throw new Error(`migrations failed: ${mig.stderr}`);
   const adminToken = "bench-admin-token-0123456789abcdefghijk"; // at least 32 characters (docs/limits.md)
@@ -67,6 +68,13 @@ export async function startDevServer({ port = 8799, vars = {} } = {}) {
       });
       if (res.status !== 201) throw new Error(`team: ${res.status} ${await res.text()}\n--- server log ---\n${log.slice(-4000)}`);
       return (await res.json()).data;
+    },
+    persist,
+    /** SIGKILL to the whole process group: no shutdown, nothing flushed, as a crash. */
+    async kill() {
+      const exited = new Promise((r) => child.once("exit", r));
+      process.kill(-child.pid, "SIGKILL");
+      await exited;
     },
     async stop() {
       const exited = new Promise((r) => child.once("exit", r));

@@ -4,8 +4,9 @@ import { sql } from "drizzle-orm";
 import type { Services } from "../../services";
 import { purgeInBatches } from "../purge";
 
-/** Longer than any ingestion runs (a 100,000-record report takes seconds): older "processing" rows are leftovers. */
-export const UNPUBLISHED_GRACE_MS = 15 * 60_000;
+/** Far longer than an ingestion runs (a 100,000-record report takes a few seconds, and a Worker cannot
+ *  spend minutes of CPU on one): an older "processing" row was left by a crash. */
+export const UNPUBLISHED_GRACE_MS = 2 * 60_000;
 
 export async function sweepUnpublishedReports(svc: Services, budgetMs = 20_000) {
   const cutoff = svc.clock.now().getTime() - UNPUBLISHED_GRACE_MS;
