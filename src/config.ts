@@ -15,6 +15,8 @@ export interface Config {
   /** The key being retired: still opens secrets it sealed, never seals new ones. */
   webhookSecretKeyPrevious: string | null;
   notifyFrom: string | null;
+  /** Local development only: mail to people is also kept in the dev outbox shown at /dev/outbox. */
+  devOutbox: boolean;
 }
 
 const DEFAULT_RESOLVERS = ["https://cloudflare-dns.com/dns-query", "https://dns.google/dns-query"];
@@ -42,5 +44,6 @@ export function loadConfig(env: Env): Config {
     webhookSecretKey: nonEmpty(env.WEBHOOK_SECRET_KEY),
     webhookSecretKeyPrevious: nonEmpty(env.WEBHOOK_SECRET_KEY_PREVIOUS),
     notifyFrom: nonEmpty(env.NOTIFY_FROM),
+    devOutbox: flag(env.DEV_OUTBOX),
   };
 }

@@ -17,4 +17,6 @@ export interface Env {
   WEBHOOK_SECRET_KEY?: string;
   WEBHOOK_SECRET_KEY_PREVIOUS?: string;
   NOTIFY_FROM?: string;
+  /** "true" in local development only: sign-in and invitation mail is kept at /dev/outbox. */
+  DEV_OUTBOX?: string;
 }

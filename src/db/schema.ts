@@ -381,3 +381,90 @@ export const publicCache = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.kind, t.key] })],
 );
+
+// ---- Accounts: people, their teams, sign-in links and browser sessions (docs/decisions.md D30-D34) ----
+
+export const MEMBER_ROLES = ["owner", "admin", "viewer"] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];
+
+/** A person who signs in to the dashboard by email link. The address is stored lower-cased. */
+export const users = sqliteTable(
+  "users",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    email: text("email").notNull(),
+    createdAt: createdAt(),
+    lastSignInAt: ms("last_sign_in_at"),
+  },
+  (t) => [uniqueIndex("users_email_uq").on(t.email)],
+);
+
+/** A user's place in a team. Exactly one owner per team (teams.owner_email follows it). */
+export const memberships = sqliteTable(
+  "memberships",
+  {
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    role: text("role", { enum: MEMBER_ROLES }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.userId] }), index("memberships_user_idx").on(t.userId)],
+);
+
+export const LINK_PURPOSES = ["sign_in", "invite"] as const;
+
+/** One-time links mailed to an address: stored only as SHA-256, single use, 15-minute expiry. */
+export const signInLinks = sqliteTable(
+  "sign_in_links",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    tokenHash: text("token_hash").notNull(),
+    email: text("email").notNull(),
+    purpose: text("purpose", { enum: LINK_PURPOSES }).notNull(),
+    /** For an invitation: the team, the role offered and who invited. */
+    teamId: integer("team_id").references(() => teams.id, { onDelete: "cascade" }),
+    role: text("role", { enum: MEMBER_ROLES }),
+    invitedBy: integer("invited_by").references(() => users.id, { onDelete: "set null" }),
+    /** A same-origin path to land on after signing in (validated when stored). */
+    next: text("next"),
+    createdAt: createdAt(),
+    expiresAt: ms("expires_at").notNull(),
+    usedAt: ms("used_at"),
+  },
+  (t) => [
+    uniqueIndex("sign_in_links_hash_uq").on(t.tokenHash),
+    index("sign_in_links_team_idx").on(t.teamId, t.purpose),
+    index("sign_in_links_expires_idx").on(t.expiresAt),
+  ],
+);
+
+/** Browser sessions: the cookie carries a random id, stored here only as SHA-256. */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    idHash: text("id_hash").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** The team the dashboard shows; must still be one of the user's memberships when read. */
+    teamId: integer("team_id").references(() => teams.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+    lastSeenAt: ms("last_seen_at").notNull(),
+    expiresAt: ms("expires_at").notNull(),
+    revokedAt: ms("revoked_at"),
+  },
+  (t) => [index("sessions_user_idx").on(t.userId), index("sessions_expires_idx").on(t.expiresAt)],
+);
+
+/** Messages the local development outbox shows (only written when DEV_OUTBOX=true; never in production). */
+export const devOutbox = sqliteTable("dev_outbox", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  recipient: text("recipient").notNull(),
+  subject: text("subject").notNull(),
+  body: text("body").notNull(),
+  createdAt: createdAt(),
+});

@@ -1,0 +1,134 @@
+// One-time email links (sign-in and invitation): random, stored only as SHA-256, single use, 15
+// minutes (docs/decisions.md D30). Requests are throttled per address and per client, and answered
+// the same way whether or not the address has an account (no enumeration). Does I/O (D1, DO, email).
+import { and, eq, gt, isNull } from "drizzle-orm";
+import { type MemberRole, signInLinks } from "../../db/schema";
+import { randomBase62, sha256Hex } from "../../lib/crypto";
+import { ApiError } from "../../lib/errors";
+import type { Services } from "../../services";
+import { sendPersonMail } from "./mailer";
+
+export const LINK_TTL_MS = 15 * 60_000;
+/** Link requests a minute, per address and per client address (docs/limits.md). */
+export const LINKS_PER_ADDRESS_PER_MINUTE = 3;
+export const LINKS_PER_CLIENT_PER_MINUTE = 10;
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,253}$/;
+
+/** Lower-cased, trimmed, and shaped like an address (the link itself proves it is deliverable). */
+export function normalizeEmail(input: string): string | null {
+  const email = input.trim().toLowerCase();
+  if (email.length > 254 || !EMAIL.test(email)) return null;
+  const domain = email.slice(email.indexOf("@") + 1);
+  return domain.includes(".") && !domain.startsWith(".") && !domain.endsWith(".") && !domain.includes("..") ? email : null;
+}
+
+/** Only same-origin paths survive as a post-sign-in destination (never //host or a scheme). */
+export function safeNext(next: string | null | undefined): string | null {
+  if (!next || next.length > 2000) return null;
+  if (!next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\")) return null;
+  return /[\u0000-\u001f]/.test(next) ? null : next;
+}
+
+async function throttle(svc: Services, key: string, perMinute: number): Promise<void> {
+  const r = await svc.rateLimiter.failure(key, perMinute);
+  if (r.blocked) {
+    throw new ApiError(429, "rate_limited", `Too many sign-in links requested; try again in ${r.retryAfterSeconds} seconds.`, undefined, {
+      "Retry-After": String(r.retryAfterSeconds),
+    });
+  }
+}
+
+interface LinkInput {
+  email: string;
+  purpose: "sign_in" | "invite";
+  next?: string | null;
+  teamId?: number;
+  role?: MemberRole;
+  invitedBy?: number;
+}
+
+/** Stores a new link and returns its token (only the hash is kept). */
+async function createLink(svc: Services, input: LinkInput): Promise<string> {
+  const token = randomBase62(43);
+  const now = svc.clock.now();
+  await svc.db.insert(signInLinks).values({
+    tokenHash: await sha256Hex(token),
+    email: input.email,
+    purpose: input.purpose,
+    teamId: input.teamId ?? null,
+    role: input.role ?? null,
+    invitedBy: input.invitedBy ?? null,
+    next: safeNext(input.next),
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + LINK_TTL_MS),
+  });
+  return token;
+}
+
+export const linkUrl = (origin: string, token: string) => `${origin}/auth/link?token=${encodeURIComponent(token)}`;
+
+/** Mails a sign-in link. Throttled per address and per client; the same answer for every valid address. */
+export async function requestSignInLink(svc: Services, input: { email: string; client: string; origin: string; next?: string | null }): Promise<void> {
+  const email = normalizeEmail(input.email);
+  if (!email) throw new ApiError(422, "validation_failed", "Enter a valid email address.", { email: ["Enter a valid email address."] });
+  await throttle(svc, `signin-client:${input.client}`, LINKS_PER_CLIENT_PER_MINUTE);
+  await throttle(svc, `signin-address:${await sha256Hex(email)}`, LINKS_PER_ADDRESS_PER_MINUTE);
+  const token = await createLink(svc, { email, purpose: "sign_in", next: input.next ?? null });
+  await sendPersonMail(svc, {
+    to: email,
+    subject: "Your sign-in link",
+    text: [
+      "Open this link to sign in to the email-authentication monitor:",
+      "",
+      linkUrl(input.origin, token),
+      "",
+      "It works once and expires in 15 minutes. If you did not ask for it, ignore this message.",
+    ].join("\n"),
+  });
+}
+
+/** Mails an invitation (the same link mechanism); throttled per inviting client like sign-in links. */
+export async function mailInvitation(
+  svc: Services,
+  input: { email: string; teamId: number; teamName: string; role: MemberRole; invitedBy: number; inviterEmail: string; origin: string; client: string },
+): Promise<void> {
+  await throttle(svc, `signin-client:${input.client}`, LINKS_PER_CLIENT_PER_MINUTE);
+  const token = await createLink(svc, { email: input.email, purpose: "invite", teamId: input.teamId, role: input.role, invitedBy: input.invitedBy });
+  await sendPersonMail(svc, {
+    to: input.email,
+    subject: `You are invited to ${input.teamName}`,
+    text: [
+      `${input.inviterEmail} invited you to the team "${input.teamName}" as ${input.role}.`,
+      "",
+      "Open this link to accept and sign in:",
+      "",
+      linkUrl(input.origin, token),
+      "",
+      "It works once and expires in 15 minutes.",
+    ].join("\n"),
+  });
+}
+
+export type LinkRow = typeof signInLinks.$inferSelect;
+
+/** A link that is still usable (unused, unexpired), or null. Does not consume it. */
+export async function peekLink(svc: Services, token: string): Promise<LinkRow | null> {
+  if (!/^[0-9A-Za-z]{43}$/.test(token)) return null;
+  const row = await svc.db.query.signInLinks.findFirst({
+    where: and(eq(signInLinks.tokenHash, await sha256Hex(token)), isNull(signInLinks.usedAt), gt(signInLinks.expiresAt, svc.clock.now())),
+  });
+  return row ?? null;
+}
+
+/** Consumes a link exactly once: the guarded update lets only one of two concurrent uses through. */
+export async function consumeLink(svc: Services, token: string): Promise<LinkRow | null> {
+  if (!/^[0-9A-Za-z]{43}$/.test(token)) return null;
+  const now = svc.clock.now();
+  const [row] = await svc.db
+    .update(signInLinks)
+    .set({ usedAt: now })
+    .where(and(eq(signInLinks.tokenHash, await sha256Hex(token)), isNull(signInLinks.usedAt), gt(signInLinks.expiresAt, now)))
+    .returning();
+  return row ?? null;
+}

@@ -1,0 +1,180 @@
+// Teams seen from the people in them (docs/decisions.md D32): sign-in completion (first sign-in makes a
+// starter team with the user as owner), memberships, invitations, role changes, leaving, deleting a
+// team. The owner alone manages members and deletes the team; exactly one owner per team, and
+// teams.owner_email follows the owner (it is where owner notices go). Does I/O (D1).
+import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
+import { type MemberRole, memberships, signInLinks, teams, users } from "../../db/schema";
+import { ApiError, forbidden, notFound } from "../../lib/errors";
+import type { Services } from "../../services";
+import { commit } from "../commit";
+import { consumeLink } from "./links";
+import type { SignedIn } from "./sessions";
+
+export interface Membership {
+  teamId: number;
+  teamName: string;
+  role: MemberRole;
+}
+
+export async function listMemberships(svc: Services, userId: number): Promise<Membership[]> {
+  return svc.db
+    .select({ teamId: memberships.teamId, teamName: teams.name, role: memberships.role })
+    .from(memberships)
+    .innerJoin(teams, eq(teams.id, memberships.teamId))
+    .where(eq(memberships.userId, userId))
+    .orderBy(asc(teams.name), asc(teams.id));
+}
+
+async function findOrCreateUser(svc: Services, email: string): Promise<number> {
+  const now = svc.clock.now();
+  const [row] = await svc.db
+    .insert(users)
+    .values({ email, createdAt: now, lastSignInAt: now })
+    .onConflictDoUpdate({ target: users.email, set: { lastSignInAt: now } })
+    .returning({ id: users.id });
+  if (!row) throw new Error("user upsert returned no row");
+  return row.id;
+}
+
+/** A new starter team owned by the user. */
+export async function createOwnedTeam(svc: Services, userId: number, email: string, name: string): Promise<number> {
+  const now = svc.clock.now();
+  const [team] = await svc.db.insert(teams).values({ name, plan: "starter", ownerEmail: email, createdAt: now }).returning({ id: teams.id });
+  if (!team) throw new Error("team insert returned no row");
+  await svc.db.insert(memberships).values({ teamId: team.id, userId, role: "owner", createdAt: now });
+  return team.id;
+}
+
+/**
+ * Redeems a mailed link: the user is found or created; an invitation adds the membership; a first
+ * sign-in claims the teams an operator made for this owner address, or else creates a starter team.
+ * Null when the link is unknown, used or expired.
+ */
+export async function completeLink(svc: Services, token: string): Promise<{ userId: number; teamId: number | null; next: string | null } | null> {
+  const link = await consumeLink(svc, token);
+  if (!link) return null;
+  const userId = await findOrCreateUser(svc, link.email);
+  const now = svc.clock.now();
+
+  if (link.purpose === "invite" && link.teamId !== null && link.role !== null) {
+    // An invitation never demotes or promotes an existing member, and never creates a second owner.
+    const role = link.role === "owner" ? "admin" : link.role;
+    await svc.db.insert(memberships).values({ teamId: link.teamId, userId, role, createdAt: now }).onConflictDoNothing();
+    return { userId, teamId: link.teamId, next: link.next };
+  }
+
+  const mine = await listMemberships(svc, userId);
+  if (mine.length > 0) return { userId, teamId: mine[0]?.teamId ?? null, next: link.next };
+
+  // Teams made through the admin API name their owner by address only: the owner's first sign-in claims them.
+  const unclaimed = await svc.db
+    .select({ id: teams.id })
+    .from(teams)
+    .where(
+      and(
+        eq(teams.ownerEmail, link.email),
+        sql`NOT EXISTS (SELECT 1 FROM ${memberships} WHERE ${memberships.teamId} = ${teams.id} AND ${memberships.role} = 'owner')`,
+      ),
+    );
+  if (unclaimed.length > 0) {
+    await svc.db
+      .insert(memberships)
+      .values(unclaimed.map((t) => ({ teamId: t.id, userId, role: "owner" as const, createdAt: now })))
+      .onConflictDoNothing();
+    return { userId, teamId: unclaimed[0]?.id ?? null, next: link.next };
+  }
+  const teamId = await createOwnedTeam(svc, userId, link.email, `${link.email.slice(0, link.email.indexOf("@"))}'s team`);
+  return { userId, teamId, next: link.next };
+}
+
+function requireOwner(signedIn: SignedIn): void {
+  if (signedIn.role !== "owner") throw forbidden("Only the team owner manages members and the team itself.");
+}
+
+export interface MemberView {
+  userId: number;
+  email: string;
+  role: MemberRole;
+  since: Date;
+}
+
+export async function listMembers(svc: Services, signedIn: SignedIn): Promise<MemberView[]> {
+  return svc.db
+    .select({ userId: users.id, email: users.email, role: memberships.role, since: memberships.createdAt })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(eq(memberships.teamId, signedIn.teamId))
+    .orderBy(asc(users.email));
+}
+
+export async function listPendingInvitations(svc: Services, signedIn: SignedIn) {
+  return svc.db
+    .select({ id: signInLinks.id, email: signInLinks.email, role: signInLinks.role, expiresAt: signInLinks.expiresAt })
+    .from(signInLinks)
+    .where(
+      and(eq(signInLinks.teamId, signedIn.teamId), eq(signInLinks.purpose, "invite"), isNull(signInLinks.usedAt), gt(signInLinks.expiresAt, svc.clock.now())),
+    )
+    .orderBy(asc(signInLinks.email));
+}
+
+export async function cancelInvitation(svc: Services, signedIn: SignedIn, linkId: number): Promise<void> {
+  requireOwner(signedIn);
+  const rows = await svc.db
+    .delete(signInLinks)
+    .where(and(eq(signInLinks.id, linkId), eq(signInLinks.teamId, signedIn.teamId), eq(signInLinks.purpose, "invite")))
+    .returning({ id: signInLinks.id });
+  if (rows.length === 0) throw notFound("Invitation");
+}
+
+async function memberOf(svc: Services, teamId: number, userId: number) {
+  const m = await svc.db.query.memberships.findFirst({ where: and(eq(memberships.teamId, teamId), eq(memberships.userId, userId)) });
+  if (!m) throw notFound("Member");
+  return m;
+}
+
+/** Owner only. admin and viewer are set directly; "owner" hands the team over (the old owner becomes admin). */
+export async function changeRole(svc: Services, signedIn: SignedIn, userId: number, role: MemberRole): Promise<void> {
+  requireOwner(signedIn);
+  const member = await memberOf(svc, signedIn.teamId, userId);
+  if (member.userId === signedIn.user.id) throw new ApiError(409, "conflict", "Hand the team to another member to stop being its owner.");
+  const inTeam = (id: number) => and(eq(memberships.teamId, signedIn.teamId), eq(memberships.userId, id));
+  if (role !== "owner") {
+    await svc.db.update(memberships).set({ role }).where(inTeam(userId));
+    return;
+  }
+  const user = await svc.db.query.users.findFirst({ where: eq(users.id, userId), columns: { email: true } });
+  if (!user) throw notFound("Member");
+  await commit(svc, [
+    svc.db.update(memberships).set({ role: "admin" }).where(inTeam(signedIn.user.id)),
+    svc.db.update(memberships).set({ role: "owner" }).where(inTeam(userId)),
+    svc.db.update(teams).set({ ownerEmail: user.email }).where(eq(teams.id, signedIn.teamId)),
+  ]);
+}
+
+export async function removeMember(svc: Services, signedIn: SignedIn, userId: number): Promise<void> {
+  requireOwner(signedIn);
+  if (userId === signedIn.user.id) throw new ApiError(409, "conflict", "The owner cannot remove themselves; hand the team over or delete it.");
+  await memberOf(svc, signedIn.teamId, userId);
+  await svc.db.delete(memberships).where(and(eq(memberships.teamId, signedIn.teamId), eq(memberships.userId, userId)));
+}
+
+export async function leaveTeam(svc: Services, signedIn: SignedIn): Promise<void> {
+  if (signedIn.role === "owner") throw new ApiError(409, "conflict", "The owner cannot leave; hand the team to another member first, or delete it.");
+  await svc.db.delete(memberships).where(and(eq(memberships.teamId, signedIn.teamId), eq(memberships.userId, signedIn.user.id)));
+}
+
+/** Owner only: deletes the team and, by cascade, everything it owns (domains, reports, tokens, webhooks). */
+export async function deleteTeam(svc: Services, signedIn: SignedIn, confirmName: string): Promise<void> {
+  requireOwner(signedIn);
+  const team = await svc.db.query.teams.findFirst({ where: eq(teams.id, signedIn.teamId), columns: { name: true } });
+  if (!team) throw notFound("Team");
+  if (confirmName.trim() !== team.name)
+    throw new ApiError(422, "validation_failed", "Type the team's name to confirm.", { confirm: ["Does not match the team name."] });
+  await svc.db.delete(teams).where(eq(teams.id, signedIn.teamId));
+}
+
+export async function teamOverview(svc: Services, signedIn: SignedIn) {
+  const team = await svc.db.query.teams.findFirst({ where: eq(teams.id, signedIn.teamId) });
+  if (!team) throw notFound("Team");
+  return team;
+}

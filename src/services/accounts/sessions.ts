@@ -1,0 +1,115 @@
+// Browser sessions (docs/decisions.md D31): the cookie carries 32 random base62 characters; D1 keeps
+// only their SHA-256, with an idle expiry (7 days, renewed at most hourly) and an absolute one (30
+// days). Sign-out revokes one session, "sign out everywhere" all of a user's. Does I/O (D1).
+import { and, eq, gt, isNull } from "drizzle-orm";
+import { type MemberRole, memberships, sessions, teams, users } from "../../db/schema";
+import { randomBase62, sha256Hex } from "../../lib/crypto";
+import { HOUR_MS } from "../../lib/time";
+import type { Services } from "../../services";
+import type { ServiceContext } from "../context";
+
+export const SESSION_IDLE_MS = 7 * 24 * HOUR_MS;
+export const SESSION_ABSOLUTE_MS = 30 * 24 * HOUR_MS;
+const RENEW_AFTER_MS = HOUR_MS;
+
+/** `__Host-` binds the cookie to this exact origin over https (RFC 6265bis §4.1.3.2); plain http (local development) cannot carry it. */
+export const sessionCookieName = (secure: boolean) => (secure ? "__Host-eam_session" : "eam_session");
+
+/** Dashboard roles map onto the API's scopes: owner and admin act as full, viewer as read-only. */
+export const scopeOfRole = (role: MemberRole) => (role === "viewer" ? "read_only" : "full");
+
+export interface SignedIn {
+  sessionId: string;
+  user: { id: number; email: string };
+  teamId: number;
+  teamName: string;
+  role: MemberRole;
+  ctx: ServiceContext;
+}
+
+/** Opens a session for a user on one of their teams; returns the cookie value (shown to the browser only). */
+export async function openSession(svc: Services, userId: number, teamId: number | null): Promise<string> {
+  const id = randomBase62(32);
+  const now = svc.clock.now();
+  await svc.db.insert(sessions).values({
+    idHash: await sha256Hex(id),
+    userId,
+    teamId,
+    createdAt: now,
+    lastSeenAt: now,
+    expiresAt: new Date(now.getTime() + SESSION_ABSOLUTE_MS),
+  });
+  return id;
+}
+
+function cookieValue(header: string | null, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return null;
+}
+
+/** The session a request carries, resolved to its user, current team and role; null when absent, expired or revoked. */
+export async function sessionFromRequest(svc: Services, request: Request): Promise<SignedIn | null> {
+  const secure = new URL(request.url).protocol === "https:";
+  const raw = cookieValue(request.headers.get("cookie"), sessionCookieName(secure));
+  return raw ? resolveSession(svc, raw) : null;
+}
+
+export async function resolveSession(svc: Services, raw: string): Promise<SignedIn | null> {
+  if (!/^[0-9A-Za-z]{32}$/.test(raw)) return null;
+  const idHash = await sha256Hex(raw);
+  const now = svc.clock.now();
+  const [row] = await svc.db
+    .select({ userId: sessions.userId, teamId: sessions.teamId, lastSeenAt: sessions.lastSeenAt, email: users.email })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(eq(sessions.idHash, idHash), isNull(sessions.revokedAt), gt(sessions.expiresAt, now)))
+    .limit(1);
+  if (!row || now.getTime() - row.lastSeenAt.getTime() > SESSION_IDLE_MS) return null;
+
+  // The current team must still be one of the user's; otherwise fall back to the first membership.
+  const teamsOfUser = await svc.db
+    .select({ teamId: memberships.teamId, role: memberships.role, name: teams.name })
+    .from(memberships)
+    .innerJoin(teams, eq(teams.id, memberships.teamId))
+    .where(eq(memberships.userId, row.userId))
+    .orderBy(memberships.teamId);
+  const current = teamsOfUser.find((m) => m.teamId === row.teamId) ?? teamsOfUser[0];
+  if (!current) return null;
+
+  const touch: Partial<typeof sessions.$inferInsert> = {};
+  if (now.getTime() - row.lastSeenAt.getTime() > RENEW_AFTER_MS) touch.lastSeenAt = now;
+  if (current.teamId !== row.teamId) touch.teamId = current.teamId;
+  if (Object.keys(touch).length > 0) await svc.db.update(sessions).set(touch).where(eq(sessions.idHash, idHash));
+
+  return {
+    sessionId: idHash,
+    user: { id: row.userId, email: row.email },
+    teamId: current.teamId,
+    teamName: current.name,
+    role: current.role,
+    ctx: { teamId: current.teamId, scope: scopeOfRole(current.role), actor: { kind: "session", id: String(row.userId) } },
+  };
+}
+
+export async function revokeSession(svc: Services, signedIn: SignedIn): Promise<void> {
+  await svc.db.update(sessions).set({ revokedAt: svc.clock.now() }).where(eq(sessions.idHash, signedIn.sessionId));
+}
+
+export async function revokeAllSessions(svc: Services, userId: number): Promise<void> {
+  await svc.db
+    .update(sessions)
+    .set({ revokedAt: svc.clock.now() })
+    .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)));
+}
+
+/** Switches the session's current team; 404 unless the user is a member (another team's id reveals nothing). */
+export async function switchTeam(svc: Services, signedIn: SignedIn, teamId: number): Promise<boolean> {
+  const member = await svc.db.query.memberships.findFirst({ where: and(eq(memberships.userId, signedIn.user.id), eq(memberships.teamId, teamId)) });
+  if (!member) return false;
+  await svc.db.update(sessions).set({ teamId }).where(eq(sessions.idHash, signedIn.sessionId));
+  return true;
+}
