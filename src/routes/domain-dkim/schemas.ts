@@ -214,6 +214,4 @@ export const SelectorParam = DomainParam.extend({
     .openapi({ param: { name: "selector", in: "path" }, example: "selector1" }),
 });
 
-export const DaysQuery = z.object({
-  days: z.coerce.number().int().min(1).max(365).default(30).openapi({ description: "Window in days, 1 to 365.", example: 30 }),
-});
+export { DaysQuery } from "../../services/dkim-inventory/inputs";

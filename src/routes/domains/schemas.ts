@@ -152,12 +152,7 @@ export const DomainDetail = CreatedDomain.extend({
   },
 });
 
-export const CreateDomainBody = z
-  .object({
-    name: z.string().min(1).max(300).openapi({ example: "example.com", description: "Normalized: lower case, no trailing dot, IDN to punycode." }),
-    client_id: z.number().int().positive().nullable().optional().openapi({ description: "Optional client label.", example: 42 }),
-  })
-  .openapi("CreateDomain");
+export { CreateDomainBody } from "../../services/domains/inputs";
 
 export const VerifyResult = z
   .object({

@@ -1,7 +1,7 @@
 // OpenAPI schemas of GET /intel/email and POST /intel/emails.
 import { z } from "@hono/zod-openapi";
 
-export const MAX_BATCH = 100;
+export { MAX_BATCH, EmailQuery, IntelEmailsRequest } from "../../services/intel/inputs";
 
 export const IntelEmailCheck = z
   .object({
@@ -49,20 +49,6 @@ export const IntelEmailCheck = z
       reasons: [{ code: "role_account", message: "A role mailbox (a team or system), not a person.", points: 20 }],
     },
   });
-
-export const EmailQuery = z.object({
-  email: z.string().min(1).max(320).openapi({ example: "jane@example.com" }),
-});
-
-export const IntelEmailsRequest = z
-  .object({
-    emails: z
-      .array(z.string().max(320))
-      .min(1)
-      .max(MAX_BATCH)
-      .openapi({ description: `1 to ${MAX_BATCH} addresses; duplicates are allowed.` }),
-  })
-  .openapi("IntelEmailsRequest", { example: { emails: ["jane@example.com", "support@example.com", "x@mailinator.com"] } });
 
 export const IntelEmailsResult = z
   .object({

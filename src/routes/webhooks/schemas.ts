@@ -1,6 +1,6 @@
 // Request and response schemas of the webhook routes (docs/events.md, docs/decisions.md D10).
 import { z } from "@hono/zod-openapi";
-import { PageMeta, PaginationQuery } from "../../lib/pagination";
+import { PageMeta } from "../../lib/pagination";
 import { WebhookEvent } from "./event-docs";
 
 const dt = z.string().nullable().openapi({ format: "date-time" });
@@ -137,7 +137,4 @@ export const WebhookDeliveryDetail = WebhookDelivery.extend({
 
 export const WebhookListMeta = PageMeta.extend({ limit: z.number().int().openapi({ description: "The plan's allowance of endpoints." }) });
 
-export const DeliveryQuery = PaginationQuery.extend({
-  status: z.enum(["pending", "delivered", "failed"]).optional(),
-  event: z.string().max(64).optional().openapi({ description: "Only deliveries of this event type." }),
-});
+export { DeliveryQuery } from "../../services/webhooks/inputs";
