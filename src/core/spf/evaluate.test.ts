@@ -261,3 +261,51 @@ describe("%{p}, the validated name (RFC 7208 §7.3)", () => {
     expect((await evaluateSpf("192.0.2.3", "example.com", "u@example.com", new FakeResolver(z))).result).toBe("pass");
   });
 });
+
+describe("the lookup path through include and redirect", () => {
+  const zone: Zone = {
+    "example.com": { TXT: ["v=spf1 include:a.example.com include:b.example.com redirect=r.example.com"] },
+    "a.example.com": { TXT: ["v=spf1 ip4:198.51.100.0/24 -all"] },
+    "b.example.com": { TXT: ["v=spf1 ip4:203.0.113.0/24 ?all"] },
+    "r.example.com": { TXT: ["v=spf1 ip4:192.0.2.0/24 ~all"] },
+  };
+  const steps = async (ip: string, z: Zone = zone) =>
+    (await evaluateSpf(ip, "example.com", "u@example.com", new FakeResolver(z))).path.map((p) => [p.domain, p.via, p.term, p.result]);
+
+  it("records every record evaluated, the term that led there and the term that decided it", async () => {
+    const r = await evaluateSpf("203.0.113.9", "example.com", "u@example.com", new FakeResolver(zone));
+    expect([r.result, r.mechanism, r.domain]).toEqual(["pass", "include:b.example.com", "example.com"]);
+    expect(r.path[0]?.record).toBe("v=spf1 include:a.example.com include:b.example.com redirect=r.example.com");
+    expect(await steps("203.0.113.9")).toEqual([
+      ["example.com", null, "include:b.example.com", "pass"],
+      ["a.example.com", "include:a.example.com", "-all", "fail"],
+      ["b.example.com", "include:b.example.com", "ip4:203.0.113.0/24", "pass"],
+    ]);
+  });
+
+  it("follows redirect= when nothing matched; the redirect target decides", async () => {
+    expect(await steps("192.0.2.1")).toEqual([
+      ["example.com", null, "redirect=r.example.com", "pass"],
+      ["a.example.com", "include:a.example.com", "-all", "fail"],
+      ["b.example.com", "include:b.example.com", "?all", "neutral"],
+      ["r.example.com", "redirect=r.example.com", "ip4:192.0.2.0/24", "pass"],
+    ]);
+  });
+
+  it("an error marks every unfinished step and names the term it stopped at", async () => {
+    const broken: Zone = { ...zone, "b.example.com": { TXT: ["v=spf1 a:gone.example.com -all"] }, "gone.example.com": "temperror" };
+    expect(await steps("192.0.2.1", broken)).toEqual([
+      ["example.com", null, "include:b.example.com", "temperror"],
+      ["a.example.com", "include:a.example.com", "-all", "fail"],
+      ["b.example.com", "include:b.example.com", "a:gone.example.com", "temperror"],
+    ]);
+    const missing: Zone = { ...zone, "b.example.com": "nxdomain" };
+    const r = await evaluateSpf("192.0.2.1", "example.com", "u@example.com", new FakeResolver(missing));
+    expect(r.result).toBe("permerror");
+    expect(r.path.map((p) => [p.domain, p.record, p.result])).toEqual([
+      ["example.com", "v=spf1 include:a.example.com include:b.example.com redirect=r.example.com", "permerror"],
+      ["a.example.com", "v=spf1 ip4:198.51.100.0/24 -all", "fail"],
+      ["b.example.com", null, "none"],
+    ]);
+  });
+});

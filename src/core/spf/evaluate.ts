@@ -18,6 +18,22 @@ export interface SpfEvaluation {
   voidLookups: number;
   /** RFC 7208 §6.2 exp= text, only for a fail result. */
   explanation: string | null;
+  /** Every record check_host() evaluated, in the order it reached them (the start, then include and redirect targets). */
+  path: SpfPathStep[];
+}
+
+/** One check_host() run on one domain (RFC 7208 §4): the start domain or an include/redirect target. */
+export interface SpfPathStep {
+  domain: string;
+  /** The SPF record evaluated; null when there was none or it could not be fetched. */
+  record: string | null;
+  /** The term that led here ("include:..." or "redirect=..."); null for the start domain. */
+  via: string | null;
+  /** The term of this record that decided its result: the matching mechanism, the redirect=, the term an
+   *  error stopped at (permerror, temperror), or null (default neutral, no record, a record that failed to fetch or parse). */
+  term: string | null;
+  /** check_host()'s result for this domain (for an include target, before §5.2 maps it). */
+  result: SpfResult;
 }
 
 export interface SpfEvalOptions {
@@ -42,6 +58,7 @@ interface State {
   voids: number;
   /** PTR names that validate the client IP (RFC 7208 §5.5), looked up once for %{p}. */
   validated?: string[];
+  path: SpfPathStep[];
 }
 
 interface Outcome {
@@ -62,30 +79,47 @@ export async function evaluateSpf(ip: string, domain: string, sender: string, re
     resolver,
     lookups: 0,
     voids: 0,
+    path: [],
     base: { sender: fullSender, ip, helo: opts.helo ?? d, receiver: opts.receiver, timestamp: opts.timestamp },
   };
-  const done = (o: Outcome): SpfEvaluation => ({ ...o, lookups: state.lookups, voidLookups: state.voids });
+  const done = (o: Outcome): SpfEvaluation => ({ ...o, lookups: state.lookups, voidLookups: state.voids, path: state.path });
   if (!parsedIp) return done({ result: "permerror", domain: d, mechanism: null, reason: `"${ip}" is not an IP address`, explanation: null });
   try {
-    return done(await checkHost(d, state));
+    return done(await checkHost(d, state, null));
   } catch (e) {
     if (e instanceof Abort) return done({ result: e.result, domain: d, mechanism: null, reason: e.reason, explanation: null });
     throw e;
   }
 }
 
-async function checkHost(domain: string, s: State): Promise<Outcome> {
+/** check_host() on one domain, recording its step in the path; an abort marks every unfinished step with its result. */
+async function checkHost(domain: string, s: State, via: string | null): Promise<Outcome> {
+  const step: SpfPathStep = { domain, record: null, via, term: null, result: "none" };
+  s.path.push(step);
+  try {
+    const out = await checkRecord(domain, s, step);
+    step.result = out.result;
+    return out;
+  } catch (e) {
+    if (e instanceof Abort) step.result = e.result;
+    throw e;
+  }
+}
+
+async function checkRecord(domain: string, s: State, step: SpfPathStep): Promise<Outcome> {
   const none = (reason: string): Outcome => ({ result: "none", domain, mechanism: null, reason, explanation: null });
   if (!isValidDomain(domain)) return none(`"${domain}" is not a valid domain (RFC 7208 §4.3)`);
   const found = await fetchSpf(domain, s.resolver);
   if (found.kind === "temperror") throw new Abort("temperror", found.reason);
   if (found.kind === "none") return none(`no SPF record at ${domain}`);
   if (found.kind === "multiple") throw new Abort("permerror", `${found.records.length} SPF records at ${domain} (RFC 7208 §4.5)`);
+  step.record = found.record;
   const rec = parseSpf(found.record);
   const firstError = rec.errors[0];
   if (firstError) throw new Abort("permerror", `syntax error in ${domain} at ${firstError.position}: ${firstError.message}`);
 
   for (const mech of rec.mechanisms) {
+    step.term = mech.raw; // stays set if this term ends the evaluation with an error
     if (LOOKUP_TERMS.has(mech.name)) countLookup(s, mech.raw);
     if (await matches(mech, domain, s)) {
       const result = QUALIFIER_RESULT[mech.qualifier];
@@ -93,11 +127,13 @@ async function checkHost(domain: string, s: State): Promise<Outcome> {
       return { result, domain, mechanism: mech.raw, reason: `matched ${mech.raw} in ${domain}`, explanation };
     }
   }
+  step.term = null;
   // RFC 7208 §6.1: redirect applies only when no mechanism matched and the record has no "all".
   if (rec.redirect && !rec.mechanisms.some((m) => m.name === "all")) {
+    step.term = rec.redirect.raw;
     countLookup(s, rec.redirect.raw);
     const target = await expand(rec.redirect.value, domain, s);
-    const child = await checkHost(target, s);
+    const child = await checkHost(target, s, rec.redirect.raw);
     if (child.result === "none") throw new Abort("permerror", `redirect target ${target} has no SPF record (RFC 7208 §6.1)`);
     return child;
   }
@@ -212,7 +248,7 @@ async function matches(mech: Mechanism, domain: string, s: State): Promise<boole
     case "include": {
       const t = await target(mech, domain, s);
       if (t === null) throw new Abort("permerror", `${mech.raw} names no valid domain, so it has no SPF record (RFC 7208 §4.8, §5.2)`);
-      const child = await checkHost(t, s);
+      const child = await checkHost(t, s, mech.raw);
       // RFC 7208 §5.2 table: none becomes permerror; temperror/permerror propagate.
       if (child.result === "none") throw new Abort("permerror", `include:${t} has no SPF record (RFC 7208 §5.2)`);
       return child.result === "pass";
