@@ -1,4 +1,5 @@
 // Bindings and settings of the Worker, typed once. Values are read through loadConfig().
+import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { RateLimiter } from "./durable-objects/rate-limiter";
 
 export interface Env {
@@ -19,4 +20,8 @@ export interface Env {
   NOTIFY_FROM?: string;
   /** "true" in local development only: sign-in and invitation mail is kept at /dev/outbox. */
   DEV_OUTBOX?: string;
+  /** OAuth clients, grants and tokens of the agent endpoint (workers-oauth-provider storage, docs/decisions.md D44). */
+  OAUTH_KV: KVNamespace;
+  /** Set by the OAuth provider on the requests it hands to the consent and grants pages. */
+  OAUTH_PROVIDER?: OAuthHelpers;
 }

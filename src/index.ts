@@ -4,13 +4,16 @@ import { handleScheduled } from "./cron";
 import { handleEmail } from "./email";
 import type { Env } from "./env";
 import { handleQueue } from "./queues";
+import { createAgentGateway, isAgentPath } from "./mcp/gateway";
 
 export { RateLimiter } from "./durable-objects/rate-limiter";
 
 const app = createApp();
+const agent = createAgentGateway(app.fetch);
 
 export default {
-  fetch: app.fetch,
+  // The agent endpoint and its OAuth server go through the OAuth provider; everything else straight to the app.
+  fetch: (request, env, ctx) => (isAgentPath(new URL(request.url).pathname) ? agent(request, env, ctx) : app.fetch(request, env, ctx)),
   scheduled: handleScheduled,
   queue: handleQueue,
   email: handleEmail,

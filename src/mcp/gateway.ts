@@ -1,0 +1,96 @@
+// The agent endpoint's front door (docs/decisions.md D40, D44): Cloudflare's workers-oauth-provider
+// serves the OAuth 2.1 authorization server (RFC 8414 metadata, RFC 7591 registration, the token and
+// revocation endpoints, authorization code with S256 PKCE) and the RFC 9728 protected-resource metadata,
+// and guards /mcp. A team token (eam_...) is accepted on /mcp exactly as on REST through
+// resolveExternalToken. Only the agent paths pass through the provider; /api/v1, /admin, /api/webhooks
+// and the dashboard reach the Hono app untouched.
+import { ExternalTokenError, OAuthProvider } from "@cloudflare/workers-oauth-provider";
+import type { Env } from "../env";
+import { TOKEN_FAILURES_PER_MINUTE } from "../middleware/failure-gate";
+import { createServices } from "../services";
+import { authenticateTeamToken } from "../services/teams/bearer";
+import type { AgentCaller } from "./caller";
+import { handleMcp } from "./handler";
+
+export const MCP_PATH = "/mcp";
+export const AUTHORIZE_PATH = "/oauth/authorize";
+export const GRANTS_PATH = "/settings/agents";
+export const SCOPES = ["full", "read_only"] as const;
+/** Short-lived access tokens; the refresh token (rotated on use) keeps a grant alive for 30 days of idleness (D44). */
+export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
+const REFRESH_IDLE_TTL_SECONDS = 30 * 24 * 3600;
+
+const AGENT_PREFIXES = [MCP_PATH, "/.well-known/oauth-authorization-server", "/.well-known/oauth-protected-resource", "/oauth/", GRANTS_PATH];
+
+/** Whether a path belongs to the agent endpoint or its OAuth server (the consent and grants pages need the provider's helpers). */
+export const isAgentPath = (pathname: string) =>
+  AGENT_PREFIXES.some((p) => pathname === p || pathname.startsWith(p.endsWith("/") ? p : `${p}/`) || pathname.startsWith(`${p}?`));
+
+type Fetch = (request: Request, env: Env, ctx: ExecutionContext) => Response | Promise<Response>;
+
+function buildProvider(origin: string, fallback: Fetch): OAuthProvider<Env> {
+  const resource = `${origin}${MCP_PATH}`;
+  return new OAuthProvider<Env>({
+    apiRoute: MCP_PATH,
+    apiHandler: { fetch: (request, env, ctx) => handleMcp(request, env, (ctx as ExecutionContext<AgentCaller>).props) },
+    defaultHandler: { fetch: (request, env, ctx) => fallback(request as Request, env, ctx) },
+    authorizeEndpoint: AUTHORIZE_PATH,
+    tokenEndpoint: "/oauth/token",
+    clientRegistrationEndpoint: "/oauth/register",
+    accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTTL: REFRESH_IDLE_TTL_SECONDS,
+    refreshTokenIdleTTL: REFRESH_IDLE_TTL_SECONDS,
+    scopesSupported: [...SCOPES],
+    resourceMetadata: { resource, resource_name: "emailauth-monitor agent endpoint (MCP)" },
+    resolveExternalToken: async ({ token, request, env }) => {
+      const svc = createServices(env);
+      const found = await authenticateTeamToken(svc, token);
+      if (!found) {
+        // The same failure budget per client as REST (docs/limits.md): a guessing client is slowed on both faces at once.
+        const client = request.headers.get("cf-connecting-ip") ?? "unknown";
+        const decision = await svc.rateLimiter.failure(`token:${client}`, TOKEN_FAILURES_PER_MINUTE);
+        if (decision.blocked) {
+          throw new ExternalTokenError("temporarily_unavailable", {
+            description: "Too many failed authentications from this client; retry later.",
+            statusCode: 429,
+            headers: { "Retry-After": String(decision.retryAfterSeconds) },
+          });
+        }
+        return null;
+      }
+      const caller: AgentCaller = { kind: "token", tokenId: found.token.id, scope: found.token.scope, team: found.team };
+      return { props: caller, audience: resource };
+    },
+  });
+}
+
+/**
+ * The provider is configured with one canonical resource URL, so there is one per origin the Worker is
+ * reached on (a token minted for one origin's /mcp is refused on another's, RFC 8707).
+ */
+export function createAgentGateway(fallback: Fetch) {
+  const providers = new Map<string, OAuthProvider<Env> | null>();
+  const providerFor = (origin: string) => {
+    if (!providers.has(origin)) {
+      if (providers.size > 16) providers.clear();
+      let built: OAuthProvider<Env> | null = null;
+      try {
+        built = buildProvider(origin, fallback);
+      } catch {
+        // The provider refuses a resource on plain http unless the host is a loopback (RFC 8252 §8.3; OAuth 2.1 §1.5).
+        built = null;
+      }
+      providers.set(origin, built);
+    }
+    return providers.get(origin) ?? null;
+  };
+  return async (request: Request, env: Env, ctx: ExecutionContext): Promise<Response> => {
+    const provider = providerFor(new URL(request.url).origin);
+    if (!provider) {
+      return Response.json({ message: "The agent endpoint needs https (or a loopback host in development).", code: "not_found" }, { status: 404 });
+    }
+    // A per-request copy: the provider puts its helpers on env (OAUTH_PROVIDER) for the consent and
+    // grants pages, and they must be this origin's, not the first origin an isolate saw.
+    return provider.fetch(request, { ...env }, ctx);
+  };
+}
