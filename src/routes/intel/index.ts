@@ -5,8 +5,10 @@ import { AUTH_ERRORS, BEARER, dataOf, errorResponses, jsonContent } from "../../
 import { jsonBody } from "../../middleware/json-body";
 import { domainIntel } from "../../services/intel/domain-intel";
 import { checkEmail, checkEmailBatch } from "../../services/intel/emails";
+import { checkSpf } from "../../services/intel/spf";
 import { DomainQuery, IntelDomainFull, IntelDomainSummary } from "./domain-schemas";
 import { EmailQuery, IntelEmailCheck, IntelEmailsRequest, IntelEmailsResult } from "./email-schemas";
+import { spfRoute } from "./spf";
 
 const TAGS = ["Intelligence"];
 
@@ -66,4 +68,5 @@ export const intelRoutes = () =>
       return c.json({ data: await domainIntel(c.get("services"), q.domain, full) }, 200);
     })
     .openapi(email, async (c) => c.json({ data: await checkEmail(c.get("services"), c.req.valid("query").email) }, 200))
-    .openapi(emails, async (c) => c.json({ data: await checkEmailBatch(c.get("services"), c.req.valid("json").emails) }, 200));
+    .openapi(emails, async (c) => c.json({ data: await checkEmailBatch(c.get("services"), c.req.valid("json").emails) }, 200))
+    .openapi(spfRoute, async (c) => c.json({ data: await checkSpf(c.get("services"), c.req.valid("query")) }, 200));
