@@ -11,6 +11,7 @@ import { openApiDocuments } from "./openapi-documents";
 import { type ReferenceDocument, renderApiReference } from "./pages/api-reference";
 import { ingestRoutes } from "./routes/ingest";
 import { mountApiRoutes } from "./routes";
+import { pageRoutes } from "./pages";
 import { createServices } from "./services";
 
 export function createApp(): Api {
@@ -64,7 +65,8 @@ export function createApp(): Api {
   });
   registerEventWebhooks(app.openAPIRegistry);
   app.get("/api/v1/docs", (c) => c.html(renderApiReference(openApiDocuments(app, c.get("services").config.siteUrl).team as ReferenceDocument)));
-  app.get("/", (c) => c.json({ data: { service: "emailauth-monitor", api: "/api/v1", docs: "/api/v1/docs" } }));
+  // The dashboard (people in a browser) at the site root, on the same services as the API.
+  app.route("/", pageRoutes());
 
   app.notFound((c) => errorResponse(c, new ApiError(404, "not_found", "Route not found.")));
   app.onError((error, c) => {

@@ -27,7 +27,9 @@ export function normalizeEmail(input: string): string | null {
 export function safeNext(next: string | null | undefined): string | null {
   if (!next || next.length > 2000) return null;
   if (!next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\")) return null;
-  return /[\u0000-\u001f]/.test(next) ? null : next;
+  // Control characters (CR/LF in a header, NUL) never belong in a path we redirect to.
+  for (let i = 0; i < next.length; i++) if (next.charCodeAt(i) < 0x20 || next.charCodeAt(i) === 0x7f) return null;
+  return next;
 }
 
 async function throttle(svc: Services, key: string, perMinute: number): Promise<void> {

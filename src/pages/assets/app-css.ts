@@ -1,0 +1,46 @@
+// The dashboard's one stylesheet, served at /assets/app.css (src/pages/assets/serve.ts). Kept as a
+// module so the Worker needs no asset pipeline or build step.
+export const APP_CSS = `
+:root{--bg:#f6f7f9;--panel:#fff;--ink:#1b1f24;--muted:#5b6571;--line:#d9dee4;--brand:#1d4ed8;--brand-ink:#fff;
+--ok:#166534;--ok-bg:#dcfce7;--warn:#854d0e;--warn-bg:#fef9c3;--bad:#991b1b;--bad-bg:#fee2e2;--info-bg:#e0e7ff;--radius:8px;
+font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:var(--ink);background:var(--bg)}
+*{box-sizing:border-box}body{margin:0;line-height:1.5;font-size:16px}
+a{color:var(--brand)}a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible,summary:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+.skip{position:absolute;left:-999px;top:0;background:var(--panel);padding:.5rem 1rem;z-index:10}.skip:focus{left:.5rem}
+header.top{background:#0f172a;color:#e2e8f0;display:flex;flex-wrap:wrap;align-items:center;gap:.75rem 1.25rem;padding:.6rem 1.25rem}
+header.top a{color:#e2e8f0;text-decoration:none}header.top .brand{font-weight:700;font-size:1.05rem;color:#fff}
+header.top nav ul{display:flex;flex-wrap:wrap;gap:.25rem .9rem;list-style:none;margin:0;padding:0}
+header.top nav a[aria-current=page]{color:#fff;text-decoration:underline;text-underline-offset:4px}
+header.top .who{margin-left:auto;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}
+header.top select,header.top button{font:inherit;font-size:.9rem}
+main{max-width:1100px;margin:0 auto;padding:1.25rem}
+h1{font-size:1.6rem;margin:.25rem 0 1rem}h2{font-size:1.2rem;margin:1.5rem 0 .6rem}
+.panel{background:var(--panel);border:1px solid var(--line);border-radius:var(--radius);padding:1rem 1.25rem;margin:0 0 1rem}
+.narrow{max-width:460px;margin:3rem auto}
+label{display:block;font-weight:600;margin:.6rem 0 .25rem}
+input[type=text],input[type=email],input[type=url],input[type=number],select,textarea{width:100%;font:inherit;padding:.5rem .6rem;border:1px solid #8a94a0;border-radius:6px;background:#fff;color:var(--ink)}
+textarea{min-height:8rem;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85rem}
+.row{display:flex;flex-wrap:wrap;gap:.75rem;align-items:flex-end}.row>*{flex:1 1 12rem}
+button,.button{display:inline-block;font:inherit;font-weight:600;padding:.5rem .9rem;border-radius:6px;border:1px solid var(--brand);background:var(--brand);color:var(--brand-ink);cursor:pointer;text-decoration:none;min-height:2.5rem}
+button.secondary,.button.secondary{background:#fff;color:var(--brand)}button.danger{background:#b91c1c;border-color:#b91c1c}
+button.link{background:none;border:none;color:inherit;text-decoration:underline;padding:0;min-height:auto;font-weight:400}
+form.inline{display:inline}.inline-label{display:inline;margin:0 .35rem 0 0;font-weight:400;font-size:.85rem}
+table{width:100%;border-collapse:collapse;font-size:.95rem}th,td{text-align:left;padding:.5rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
+th{font-size:.85rem;color:var(--muted);font-weight:600}
+.table-wrap{overflow-x:auto}
+code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.88rem}
+pre{background:#0f172a;color:#e2e8f0;padding:.75rem;border-radius:6px;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
+.muted{color:var(--muted)}.small{font-size:.85rem}
+.notice{border-radius:6px;padding:.6rem .9rem;margin:0 0 1rem;border:1px solid}
+.notice.ok{background:var(--ok-bg);color:var(--ok);border-color:#86efac}.notice.bad{background:var(--bad-bg);color:var(--bad);border-color:#fca5a5}
+.notice.info{background:var(--info-bg);border-color:#a5b4fc}
+.badge{display:inline-block;padding:.05rem .5rem;border-radius:999px;font-size:.8rem;font-weight:600;background:#e5e7eb;color:#1f2937}
+.badge.ok{background:var(--ok-bg);color:var(--ok)}.badge.warn{background:var(--warn-bg);color:var(--warn)}.badge.bad{background:var(--bad-bg);color:var(--bad)}
+.grade{display:inline-flex;align-items:center;justify-content:center;width:2.2rem;height:2.2rem;border-radius:6px;font-weight:800;color:#fff;background:#6b7280}
+.grade.A{background:#15803d}.grade.B{background:#4d7c0f}.grade.C{background:#a16207}.grade.D{background:#c2410c}.grade.F{background:#b91c1c}
+.secret{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}.secret code{background:#fff7ed;border:1px dashed #fb923c;padding:.35rem .5rem;border-radius:6px;word-break:break-all}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));gap:1rem}
+.stat{font-size:1.6rem;font-weight:700}
+footer{max-width:1100px;margin:2rem auto;padding:0 1.25rem;color:var(--muted);font-size:.85rem}
+@media (max-width:640px){main{padding:.75rem}header.top{padding:.6rem .75rem}header.top .who{margin-left:0;width:100%}th,td{padding:.4rem .3rem}h1{font-size:1.35rem}}
+`;

@@ -1,0 +1,33 @@
+// Serves the stylesheet and the client script with a content hash in their URL, so pages may cache
+// them for a year (immutable) and a new deploy is picked up at once.
+import { Hono } from "hono";
+import type { AppEnv } from "../../context";
+import { APP_CSS } from "./app-css";
+import { APP_JS } from "./app-js";
+
+/** FNV-1a: a cheap, stable fingerprint of the asset text for cache busting (not security). */
+function fingerprint(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(36);
+}
+
+export const ASSET_URLS = { css: `/assets/app.${fingerprint(APP_CSS)}.css`, js: `/assets/app.${fingerprint(APP_JS)}.js` };
+
+export function assetRoutes() {
+  const r = new Hono<AppEnv>();
+  const serve = (body: string, type: string, immutable: boolean) =>
+    new Response(body, {
+      headers: {
+        "content-type": type,
+        "cache-control": immutable ? "public, max-age=31536000, immutable" : "public, max-age=300",
+        "x-content-type-options": "nosniff",
+      },
+    });
+  r.get(ASSET_URLS.css, () => serve(APP_CSS, "text/css; charset=utf-8", true));
+  r.get(ASSET_URLS.js, () => serve(APP_JS, "text/javascript; charset=utf-8", true));
+  // Stable names for anything that links to them without the fingerprint.
+  r.get("/assets/app.css", () => serve(APP_CSS, "text/css; charset=utf-8", false));
+  r.get("/assets/app.js", () => serve(APP_JS, "text/javascript; charset=utf-8", false));
+  return r;
+}

@@ -1,0 +1,64 @@
+/** @jsxImportSource hono/jsx */
+// The dashboard at the site root: every page router, the shared guards, and the page error model
+// (a refusal or bad input is an HTML page with the right status and a clear message; an unexpected
+// failure is a generic 500 page, with the details only in the log).
+import { Hono } from "hono";
+import type { AppEnv } from "../context";
+import { ApiError, internalError } from "../lib/errors";
+import { assetRoutes } from "./assets/serve";
+import { devOutboxPages } from "./dev-outbox";
+import { frameOf, titleOf } from "./frame";
+import { loadSession, securityHeaders } from "./guard";
+import { MessagePage } from "./layout";
+import { overviewPages } from "./overview";
+import { signInPages } from "./sign-in";
+import { teamPages } from "./team";
+import { tokenPages } from "./tokens";
+
+/** Paths that belong to the dashboard (everything else on the site root is the API, operator or agent surface). */
+export const PAGE_PATHS = [
+  "/",
+  "/dashboard",
+  "/sign-in",
+  "/auth/*",
+  "/sign-out",
+  "/sign-out/*",
+  "/tokens",
+  "/tokens/*",
+  "/team",
+  "/team/*",
+  "/teams",
+  "/teams/*",
+  "/dev/*",
+];
+
+export function pageRoutes() {
+  const pages = new Hono<AppEnv>();
+  pages.route("/", assetRoutes());
+  for (const path of PAGE_PATHS) {
+    pages.use(path, securityHeaders, loadSession);
+  }
+  pages.route("/", overviewPages());
+  pages.route("/", signInPages());
+  pages.route("/", tokenPages());
+  pages.route("/", teamPages());
+  pages.route("/", devOutboxPages());
+  pages.onError(async (error, c) => {
+    const known = error instanceof ApiError ? error : null;
+    if (!known)
+      console.error(
+        JSON.stringify({ level: "error", requestId: c.get("requestId"), error: String(error), stack: error instanceof Error ? error.stack : undefined }),
+      );
+    const shown = known ?? internalError();
+    if (!c.get("signedIn")) c.set("signedIn", null);
+    const frame = await frameOf(c).catch(() => ({ signedIn: null, memberships: [], csrf: "" }));
+    const message = shown.status === 500 ? "Something went wrong on our side. Try again; if it keeps happening, tell us the request id." : shown.message;
+    const res = await c.html(
+      <MessagePage title={titleOf(shown)} message={`${message}${shown.status === 500 ? ` (${c.get("requestId")})` : ""}`} frame={frame} />,
+      shown.status,
+    );
+    for (const [k, v] of Object.entries(shown.headers ?? {})) res.headers.set(k, v);
+    return res;
+  });
+  return pages;
+}
