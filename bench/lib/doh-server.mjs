@@ -52,11 +52,45 @@ function answerFor(zone, qname, qtype, ttl) {
 /** A zone-file TXT string holds at most 255 octets (RFC 1035 §3.3.14). */
 const chunk = (s) => (s.length <= 255 ? [s] : s.match(/[\s\S]{1,255}/g));
 
+/** Faults a test can inject per query (scripts/chaos): what a broken upstream sends instead of the answer. */
+export const FAULTS = ["servfail", "timeout", "truncated", "garbage", "wrong-id"];
+
 /**
- * startDohServer({ zone, delayMs = 20, ttl = 300, port = 0 }) → { url, port, log, reset(), stop() }.
- * `log` holds one entry per query: { name, type, received, answered } (ms, performance.now()).
+ * The bytes (or silence) a fault puts on the wire in place of the good answer `good`, for query `id`.
+ * servfail: RCODE 2; timeout: no answer at all (null); truncated: TC set and the answer section
+ * dropped, as a server that ran out of room sends it (RFC 1035 §4.1.1, RFC 2181 §9); garbage: random bytes of a plausible size;
+ * wrong-id: the right answer under another message id (RFC 8484 §4.1 asks for id 0).
  */
-export async function startDohServer({ zone, delayMs = 20, ttl = 300, port = 0 }) {
+function faultBytes(fault, q, id, good) {
+  if (fault === "timeout") return null;
+  if (fault === "garbage") return new Uint8Array(Array.from({ length: 48 }, () => Math.floor(Math.random() * 256)));
+  if (fault === "servfail") {
+    const r = encodeResponse({ header: { id, rcode: RCODE.SERVFAIL, flags: { rd: true } }, question: [q], answer: [], authority: [] });
+    return r.ok ? r.value : new Uint8Array(0);
+  }
+  if (fault === "truncated") {
+    const r = encodeResponse({ header: { id, rcode: RCODE.NOERROR, flags: { rd: true, tc: true } }, question: [q], answer: [], authority: [] });
+    return r.ok ? r.value : new Uint8Array(0);
+  }
+  if (fault === "wrong-id") {
+    const r = encodeResponse({
+      header: { id: (id + 4242) & 0xffff || 1, rcode: good.rcode, flags: { rd: true } },
+      question: [q],
+      answer: good.answer,
+      authority: good.authority,
+    });
+    return r.ok ? r.value : new Uint8Array(0);
+  }
+  throw new Error(`unknown DNS fault ${fault}`);
+}
+
+/**
+ * startDohServer({ zone, delayMs = 20, ttl = 300, port = 0, fault }) → { url, port, log, reset(), stop() }.
+ * `log` holds one entry per query: { name, type, received, answered, fault } (ms, performance.now()).
+ * `fault(name, type)` (optional, also settable with setFault) returns one of FAULTS or null.
+ */
+export async function startDohServer({ zone, delayMs = 20, ttl = 300, port = 0, fault = null }) {
+  let faultFor = fault;
   const map = new Map(Object.entries(zone).map(([k, v]) => [norm(k), v]));
   const log = [];
   const server = createServer((req, res) => {
@@ -77,6 +111,15 @@ export async function startDohServer({ zone, delayMs = 20, ttl = 300, port = 0 }
       const entry = { name: norm(q.name), type: typeName(q.type), received, answered: 0 };
       log.push(entry);
       const a = answerFor(map, entry.name, q.type, ttl);
+      const injected = faultFor ? faultFor(entry.name, entry.type) : null;
+      if (injected) {
+        entry.fault = injected;
+        const raw = faultBytes(injected, q, decoded.value.header.id, a);
+        if (raw === null) return; // timeout: hold the request open until the client gives up
+        res.writeHead(200, { "content-type": "application/dns-message", "content-length": raw.length }).end(raw);
+        entry.answered = performance.now();
+        return;
+      }
       const bytes = encodeResponse({
         header: { id: decoded.value.header.id, rcode: a.rcode, flags: { rd: true } },
         question: [q],
@@ -99,6 +142,14 @@ export async function startDohServer({ zone, delayMs = 20, ttl = 300, port = 0 }
     reset: () => log.splice(0),
     /** Publishes (or replaces) a name's records while the server runs. */
     set: (name, records) => map.set(norm(name), records),
+    /** A name's records as published now (undefined when absent). */
+    get: (name) => map.get(norm(name)),
+    /** Removes a name (NXDOMAIN from now on). */
+    remove: (name) => map.delete(norm(name)),
+    /** Replaces the fault function (null: every answer healthy). */
+    setFault: (fn) => {
+      faultFor = fn;
+    },
     stop: () =>
       new Promise((resolve) => {
         server.closeAllConnections?.();
