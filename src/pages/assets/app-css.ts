@@ -41,6 +41,10 @@ pre{background:#0f172a;color:#e2e8f0;padding:.75rem;border-radius:6px;overflow-x
 .secret{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}.secret code{background:#fff7ed;border:1px dashed #fb923c;padding:.35rem .5rem;border-radius:6px;word-break:break-all}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));gap:1rem}
 .stat{font-size:1.6rem;font-weight:700}
+.chart{margin:0 0 1rem}.chart svg{width:100%;height:200px;display:block;background:#fff;border:1px solid var(--line);border-radius:6px}
+.chart .grid{stroke:#e5e7eb;stroke-width:1}.chart .tick{font-size:11px;fill:#4b5563}.chart .line{fill:none;stroke:var(--brand);stroke-width:2}.chart .dot{fill:var(--brand)}
+.chart .bar.pass{fill:#16a34a}.chart .bar.fail{fill:#dc2626}.chart .bar.neutral{fill:#6b7280}.chart figcaption{font-size:.9rem;color:var(--muted);margin:.35rem 0}
+.legend{display:inline-block;margin-left:.6rem}.legend::before{content:"";display:inline-block;width:.8rem;height:.8rem;margin-right:.3rem;border-radius:2px;vertical-align:-1px;background:#6b7280}.legend.pass::before{background:#16a34a}.legend.fail::before{background:#dc2626}
 footer{max-width:1100px;margin:2rem auto;padding:0 1.25rem;color:var(--muted);font-size:.85rem}
 @media (max-width:640px){main{padding:.75rem}header.top{padding:.6rem .75rem}header.top .who{margin-left:0;width:100%}th,td{padding:.4rem .3rem}h1{font-size:1.35rem}}
 `;
