@@ -8,7 +8,7 @@ import { runDnsFaults } from "./dns-faults.mjs";
 import { teamFixtures, adminFixtures } from "./fixtures.mjs";
 import { runFuzz } from "./fuzz.mjs";
 import { call, createTally, printSummary } from "./lib.mjs";
-import { runReceiverChaos } from "./receivers.mjs";
+import { checkNoDuplicates, runReceiverChaos } from "./receivers.mjs";
 import { runTenancy } from "./tenancy.mjs";
 import { startWorld } from "./world.mjs";
 
@@ -38,9 +38,19 @@ try {
   ]);
   setup.done();
 
-  // The DNS matrix and receiver chaos run on their own teams; receiver cases wait on real time
-  // (a receiver slow past 10 s), so they overlap with the fuzz.
-  const webhooks = only.has("webhooks") ? runReceiverChaos({ world, section: tally.section("webhook receivers") }) : null;
+  // The DNS matrix and receiver chaos run on their own teams, overlapping with the fuzz: receiver
+  // cases wait on real time (a receiver slow past 10 s), checks on the queue's batching.
+  const side = [];
+  if (only.has("webhooks")) {
+    const s = tally.section("webhook receivers");
+    side.push(runReceiverChaos({ world, section: s }).then(() => s.done()));
+  }
+  let fuzzDone = () => {};
+  const quiet = new Promise((r) => (fuzzDone = r));
+  if (only.has("dns")) {
+    const s = tally.section("DNS fault matrix");
+    side.push(runDnsFaults({ world, section: s, quiet }).then(() => s.done()));
+  }
 
   if (needFuzz) {
     const s = tally.section("schema fuzz");
@@ -66,12 +76,10 @@ try {
     await runTenancy({ base: world.base, doc: teamDoc, owner: { ...owner, ids: idsOwner }, intruder, seed, section: s });
     s.done();
   }
-  if (webhooks) await webhooks;
-  if (only.has("dns")) {
-    const s = tally.section("DNS fault matrix");
-    await runDnsFaults({ world, section: s });
-    s.done();
-  }
+  fuzzDone();
+  const results = await Promise.allSettled(side);
+  for (const r of results) if (r.status === "rejected") setup.fail("a section crashed", r.reason?.stack ?? String(r.reason));
+  if (only.has("webhooks")) checkNoDuplicates(world.receiver, tally.section("no duplicate deliveries"));
 } catch (error) {
   setup.fail("chaos run crashed", error instanceof Error ? error.stack : String(error));
   console.error(world.dev.log().slice(-4000));
