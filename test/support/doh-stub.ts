@@ -12,6 +12,9 @@ export interface StubRecords {
   TXT?: Array<string | string[]>;
   NS?: string[];
   PTR?: string[];
+  TLSA?: Array<{ usage: number; selector: number; matchingType: number; data: string }>;
+  /** The answer for this name carries AD=1, as from a validating resolver for a signed zone (RFC 6840 §5.7). */
+  ad?: boolean;
   /** TTL of this name's records; defaults to opts.ttl, then 300. */
   ttl?: number;
 }
@@ -93,7 +96,7 @@ export function installDohStub(zone: StubZone, opts: DohStubOptions = {}): DohSt
     const rcode = fault === "servfail" ? RCODE.SERVFAIL : fault === "refused" ? RCODE.REFUSED : (answer?.rcode ?? RCODE.NOERROR);
     const id = fault === "wrong-id" ? (decoded.value.header.id + 0x1234) & 0xffff : decoded.value.header.id;
     const bytes = encodeResponse({
-      header: { id, rcode, flags: { tc: fault === "truncated", rd: decoded.value.header.flags.rd } },
+      header: { id, rcode, flags: { tc: fault === "truncated", rd: decoded.value.header.flags.rd, ad: answer?.ad === true && rcode !== RCODE.SERVFAIL } },
       question: [question],
       answer: answer?.answer ?? [],
       authority: answer?.authority ?? [],
@@ -133,7 +136,7 @@ function answerFor(zone: StubZone, qname: string, qtype: number, opts: DohStubOp
   let current = qname;
   for (;;) {
     const entry = lookup(zone, current);
-    if (entry === undefined || entry === "nxdomain") return { rcode: RCODE.NXDOMAIN, answer, authority: [soa(current)] };
+    if (entry === undefined || entry === "nxdomain") return { rcode: RCODE.NXDOMAIN, answer, authority: [soa(current)], ad: false };
     const ttl = entry.ttl ?? opts.ttl ?? 300;
     if (entry.CNAME !== undefined && qtype !== TYPE.CNAME) {
       const target = norm(entry.CNAME);
@@ -152,7 +155,8 @@ function answerFor(zone: StubZone, qname: string, qtype: number, opts: DohStubOp
     if (qtype === TYPE.TXT) for (const t of entry.TXT ?? []) add(TYPE.TXT, { kind: "TXT", strings: typeof t === "string" ? [t] : t });
     if (qtype === TYPE.NS) for (const target of entry.NS ?? []) add(TYPE.NS, { kind: "NS", target: norm(target) });
     if (qtype === TYPE.PTR) for (const target of entry.PTR ?? []) add(TYPE.PTR, { kind: "PTR", target: norm(target) });
-    return { rcode: RCODE.NOERROR, answer: [...answer, ...records], authority: records.length > 0 ? [] : [soa(current)] };
+    if (qtype === TYPE.TLSA) for (const t of entry.TLSA ?? []) add(TYPE.TLSA, { kind: "TLSA", ...t });
+    return { rcode: RCODE.NOERROR, answer: [...answer, ...records], authority: records.length > 0 ? [] : [soa(current)], ad: entry.ad === true };
   }
 }
 

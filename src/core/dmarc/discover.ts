@@ -45,14 +45,35 @@ export interface WalkStep {
   result: DmarcFetch;
 }
 
-/** Runs the walk; stops at psd=y/n (§4.10 steps 2/6), at the first temperror, or optionally at a record at the start. */
+/**
+ * Runs the walk; stops at psd=y/n (§4.10 steps 2/6), at the first temperror, or optionally at a record at
+ * the start. Every name of the walk is known up front, so the queries go out together and the answers are
+ * read in the walk's order: the steps, and so the chosen record, are those of a sequential walk (the
+ * selection rules of §4.10.1 and §4.10.2 read the steps in that order). With `stopIfStartHasRecord` the
+ * start is asked alone first, since a record there ends the walk (§4.10.1) and most domains have one.
+ */
 export async function treeWalk(domain: string, resolver: Resolver, stopIfStartHasRecord = false): Promise<WalkStep[]> {
+  const targets = walkTargets(domain);
+  const sent = new Map<number, Promise<DmarcFetch>>();
+  const ask = (i: number): Promise<DmarcFetch> => {
+    let p = sent.get(i);
+    if (!p) {
+      p = fetchDmarc(targets[i] ?? "", resolver);
+      sent.set(i, p);
+    }
+    return p;
+  };
+  const askRest = (from: number) => {
+    for (let i = from; i < targets.length; i++) ask(i);
+  };
+  if (!stopIfStartHasRecord) askRest(0);
   const steps: WalkStep[] = [];
-  for (const d of walkTargets(domain)) {
-    const result = await fetchDmarc(d, resolver);
-    steps.push({ domain: d, result });
+  for (let i = 0; i < targets.length; i++) {
+    const result = await ask(i);
+    steps.push({ domain: targets[i] ?? "", result });
     if (result.kind === "temperror") break;
-    if (result.kind === "record" && (result.parsed.psd !== "u" || (stopIfStartHasRecord && steps.length === 1))) break;
+    if (result.kind === "record" && (result.parsed.psd !== "u" || (stopIfStartHasRecord && i === 0))) break;
+    if (i === 0) askRest(1);
   }
   return steps;
 }

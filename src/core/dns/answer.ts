@@ -61,6 +61,8 @@ function toRecordData<T extends RecordType>(rr: ResourceRecord, type: T): Record
       return d.kind === type ? (d.strings.join("") as RecordData[T]) : null;
     case "SOA":
       return type === "SOA" ? (`${d.mname} ${d.rname} ${d.serial} ${d.refresh} ${d.retry} ${d.expire} ${d.minimum}` as RecordData[T]) : null;
+    case "TLSA":
+      return type === "TLSA" ? ({ usage: d.usage, selector: d.selector, matchingType: d.matchingType, data: d.data } as RecordData[T]) : null;
     case "raw":
       return null;
   }

@@ -71,10 +71,14 @@ export class DohResolver implements Resolver {
     // names in one spelling ("a b" and "a\\032b" are one name); an unencodable name stays as given.
     let current = canonicalName(name) ?? name.toLowerCase().replace(/\.$/, "");
     let chainTtl = Number.POSITIVE_INFINITY;
+    // Authenticated only when every answer followed was (RFC 6840 §5.7): one unsigned hop proves nothing.
+    let ad = true;
     seen.add(current);
     for (;;) {
       const ex = await this.exchange(current, type);
       if (ex.kind === "temperror") return { kind: "temperror", reason: ex.reason };
+      ad &&= ex.message.header.flags.ad;
+      const authenticated = ad ? { authenticated: true } : {};
       const before = chain.length;
       // A CNAME query asks for the alias itself; any other type follows the chain (RFC 1034 §3.6.2).
       for (const hop of type === "CNAME" ? [] : cnameHops(ex.message.answer, current)) {
@@ -88,14 +92,14 @@ export class DohResolver implements Resolver {
         current = hop.target;
       }
       const { records, ttl } = rrset(ex.message.answer, current, type);
-      if (records.length > 0) return { kind: "records", records, ttl: Math.min(ttl, chainTtl), chain };
+      if (records.length > 0) return { kind: "records", records, ttl: Math.min(ttl, chainTtl), chain, ...authenticated };
       // RFC 6604 §2: with a chain, NXDOMAIN describes the last name of the chain.
-      if (ex.kind === "nxdomain") return { kind: "nxdomain", chain };
+      if (ex.kind === "nxdomain") return { kind: "nxdomain", chain, ...authenticated };
       // The chain ended in a CNAME without the target's records. An SOA in the authority section
       // is the resolver's NODATA proof for the target (RFC 2308 §2.2); without one the server did
       // not chase the alias, so ask for the target itself.
       if (chain.length > before && !ex.message.authority.some((r) => r.type === TYPE.SOA)) continue;
-      return { kind: "nodata", chain };
+      return { kind: "nodata", chain, ...authenticated };
     }
   }
 

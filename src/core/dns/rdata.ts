@@ -3,7 +3,7 @@
 import { formatIPv4, formatIPv6, parseIPv4, parseIPv6 } from "../ip/address";
 import { type Reader, WireError, type Writer } from "./wire-io";
 
-export const TYPE = { A: 1, NS: 2, CNAME: 5, SOA: 6, PTR: 12, MX: 15, TXT: 16, AAAA: 28, OPT: 41, SPF: 99 } as const;
+export const TYPE = { A: 1, NS: 2, CNAME: 5, SOA: 6, PTR: 12, MX: 15, TXT: 16, AAAA: 28, OPT: 41, TLSA: 52, SPF: 99 } as const;
 export type TypeName = keyof typeof TYPE;
 export const CLASS_IN = 1;
 
@@ -21,6 +21,8 @@ export type RData =
   /** Character-strings as sent; join them with no separator to get the record's text. */
   | { kind: "TXT" | "SPF"; strings: string[] }
   | { kind: "SOA"; mname: string; rname: string; serial: number; refresh: number; retry: number; expire: number; minimum: number }
+  /** RFC 6698 §2.1: certificate usage, selector, matching type, then the association data (hex here). */
+  | { kind: "TLSA"; usage: number; selector: number; matchingType: number; data: string }
   | { kind: "raw"; bytes: Uint8Array };
 
 /** Decodes `rdlength` octets at the reader's position; the reader must already hold the whole
@@ -70,6 +72,13 @@ export function decodeRData(r: Reader, type: number, rdlength: number): RData {
         minimum: r.u32(),
       };
       break;
+    case TYPE.TLSA: {
+      if (rdlength < 3) throw new WireError(`TLSA record with ${rdlength} octets`);
+      const [usage, selector, matchingType] = [r.u8(), r.u8(), r.u8()];
+      const bytes = r.bytes(rdlength - 3);
+      data = { kind: "TLSA", usage, selector, matchingType, data: Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("") };
+      break;
+    }
     default:
       data = { kind: "raw", bytes: r.bytes(rdlength) };
   }
@@ -121,6 +130,12 @@ export function encodeRData(w: Writer, data: RData): void {
       w.name(data.rname);
       for (const n of [data.serial, data.refresh, data.retry, data.expire, data.minimum]) w.u32(n);
       return;
+    case "TLSA": {
+      if (!/^(?:[0-9a-f]{2})*$/i.test(data.data)) throw new WireError("TLSA data is not hex");
+      for (const n of [data.usage, data.selector, data.matchingType]) w.u8(n);
+      w.bytes(Uint8Array.from(data.data.match(/../g) ?? [], (h) => Number.parseInt(h, 16)));
+      return;
+    }
     case "raw":
       w.bytes(data.bytes);
   }

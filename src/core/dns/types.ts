@@ -1,10 +1,18 @@
 // The resolver port every protocol module queries through. No I/O here; see doh-resolver.ts.
 
-export type RecordType = "A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS" | "PTR" | "SOA" | "SPF";
+export type RecordType = "A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS" | "PTR" | "SOA" | "SPF" | "TLSA";
 
 export interface MxRecord {
   preference: number;
   exchange: string; // lower case, no trailing dot; "" for a null MX (RFC 7505: ".")
+}
+
+/** RFC 6698 §2.1 TLSA RDATA; `data` is the certificate association data in lower-case hex. */
+export interface TlsaRecord {
+  usage: number;
+  selector: number;
+  matchingType: number;
+  data: string;
 }
 
 /** Record data by type: TXT is one record's character-strings joined with no separator
@@ -20,6 +28,7 @@ export interface RecordData {
   PTR: string;
   SOA: string;
   SPF: string;
+  TLSA: TlsaRecord;
 }
 
 /**
@@ -27,11 +36,13 @@ export interface RecordData {
  * SERVFAIL, REFUSED, timeouts, HTTP errors and malformed answers are all `temperror`
  * (RFC 7208 §4.4) and must never be read as "absent".
  * `chain` lists the CNAME targets followed to reach the answer (empty when none).
+ * `authenticated`: every answer on the way had the AD bit set, i.e. the validating resolver proved it
+ * with DNSSEC (RFC 4035 §3.2.3, RFC 6840 §5.7); absent or false: not proven either way.
  */
 export type Lookup<T> =
-  | { kind: "records"; records: T[]; ttl: number; chain: string[] }
-  | { kind: "nodata"; chain: string[] }
-  | { kind: "nxdomain"; chain: string[] }
+  | { kind: "records"; records: T[]; ttl: number; chain: string[]; authenticated?: boolean }
+  | { kind: "nodata"; chain: string[]; authenticated?: boolean }
+  | { kind: "nxdomain"; chain: string[]; authenticated?: boolean }
   | { kind: "temperror"; reason: string };
 
 export interface Resolver {

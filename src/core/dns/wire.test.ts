@@ -8,13 +8,13 @@ const ascii = (s: string): string => toHex(new TextEncoder().encode(s));
 const rr = (name: string, type: number, data: ResourceRecord["data"], ttl = 300): ResourceRecord => ({ name, type, class: 1, ttl, data });
 
 describe("encodeQuery", () => {
-  it("writes id, RD, one question and an EDNS0 OPT advertising 4096 octets", () => {
+  it("writes id, RD and AD (RFC 6840 §5.7), one question and an EDNS0 OPT advertising 4096 octets", () => {
     const q = encodeQuery("example.com.", "TXT");
     expect(q.ok).toBe(true);
     if (!q.ok) return;
     expect(toHex(q.value)).toBe(
       "0000" +
-        "0100" +
+        "0120" +
         "0001" +
         "0000" +
         "0000" +

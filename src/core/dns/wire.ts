@@ -86,12 +86,13 @@ function guard<T>(f: () => T): Result<T> {
 }
 
 /** A recursive (RD=1) query with an EDNS0 OPT record advertising a 4096-octet UDP size (RFC 6891).
- *  DoH requires id 0 for cacheability (RFC 8484 §4.1). */
+ *  AD=1 asks a validating resolver to say whether it authenticated the answer (RFC 6840 §5.7), without
+ *  the DNSSEC records DO=1 would add. DoH requires id 0 for cacheability (RFC 8484 §4.1). */
 export function encodeQuery(name: string, type: TypeName | number, id = 0): Result<Uint8Array> {
   return guard(() => {
     const w = new Writer();
     w.u16(id);
-    w.u16(0x0100); // RD
+    w.u16(0x0120); // RD, AD
     for (const count of [1, 0, 0, 1]) w.u16(count);
     w.name(name, false);
     w.u16(typeNumber(type));

@@ -59,28 +59,20 @@ export function combineVerdicts(codes: string[], verdicts: Verdict[]): Outcome {
   return { kind: "listed", codes: hits.map((h) => h.code), reasons: hits.map((h) => h.v.reason), severity };
 }
 
-/** Run `fn` over `items` with at most `limit` in flight (Workers allow 6 open connections). */
-async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return out;
-}
-
 interface Job {
   list: DnsblList;
   target: string;
   name: string;
 }
 
+/**
+ * `ips` are asked at once; each of `later` (e.g. the MX addresses, still being resolved) joins the queue
+ * as soon as it and every group before it have arrived, so the queue keeps the order domain, ips, later
+ * groups, and the query cap skips the same targets whenever the groups arrive. At most `concurrency`
+ * queries are in flight (Workers allow 6 open connections, docs/decisions.md D20).
+ */
 export async function checkBlacklists(
-  targets: { domain?: string | null; ips: string[] },
+  targets: { domain?: string | null; ips: string[]; later?: Promise<string[]>[] },
   resolver: Resolver,
   lists: DnsblList[] = defaultLists(),
   opts: BlacklistOptions = {},
@@ -89,39 +81,72 @@ export async function checkBlacklists(
   const jobs: Job[] = [];
   const domain = targets.domain?.trim().toLowerCase().replace(/\.$/, "");
   if (domain) for (const list of lists.filter((l) => l.target === "domain")) jobs.push({ list, target: domain, name: `${domain}.${list.zone}` });
-  const ips = [...new Set(targets.ips.map((ip) => ip.trim().toLowerCase()))];
-  for (const ip of ips) {
-    for (const list of lists.filter((l) => l.target === "ip")) {
-      const name = reverseName(ip, list.zone);
-      if (!name.ok) continue; // not an address: nothing to ask
-      // RFC 5782 §2.4: IPv6 is nibble-reversed, but only some zones answer for it.
-      if (ip.includes(":") && !list.ipv6) continue;
-      jobs.push({ list, target: ip, name: name.value });
+  const seen = new Set<string>();
+  const addIps = (group: string[]) => {
+    for (const ip of group.map((x) => x.trim().toLowerCase())) {
+      if (seen.has(ip)) continue;
+      seen.add(ip);
+      for (const list of lists.filter((l) => l.target === "ip")) {
+        const name = reverseName(ip, list.zone);
+        if (!name.ok) continue; // not an address: nothing to ask
+        // RFC 5782 §2.4: IPv6 is nibble-reversed, but only some zones answer for it.
+        if (ip.includes(":") && !list.ipv6) continue;
+        jobs.push({ list, target: ip, name: name.value });
+      }
     }
-  }
+  };
   const max = opts.maxQueries ?? MAX_DNSBL_QUERIES;
-  result.skipped = [...new Set(jobs.slice(max).map((j) => j.target))];
-  await mapLimit(jobs.slice(0, max), opts.concurrency ?? 4, async (job) => {
-    const outcome = await queryOne(job, resolver);
-    result.checked++;
-    const base = { zone: job.list.zone, list: job.list.name, target: job.target };
-    if (outcome.kind === "clean") {
-      result.clean++;
-      result.cleared.push({ list: job.list.name, target: job.target });
-    } else if (outcome.kind === "unknown") result.unknown.push({ ...base, reason: outcome.reason });
-    else {
-      const txt = await resolver.query(job.name, "TXT");
-      result.listed.push({
-        ...base,
-        kind: job.list.target,
-        codes: outcome.codes,
-        reasons: outcome.reasons,
-        severity: outcome.severity,
-        txt: txt.kind === "records" ? txt.records.join(" ") : null,
+  const limit = Math.max(1, opts.concurrency ?? 4);
+  let next = 0;
+  let running = 0;
+  let arrived = false;
+  let finish: () => void = () => {};
+  const finished = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const pump = () => {
+    while (running < limit && next < Math.min(jobs.length, max)) {
+      const job = jobs[next++] as Job;
+      running++;
+      void askOne(job, resolver, result).finally(() => {
+        running--;
+        pump();
       });
     }
-  });
+    if (arrived && running === 0 && next >= Math.min(jobs.length, max)) finish();
+  };
+  addIps(targets.ips);
+  pump();
+  for (const group of targets.later ?? []) {
+    addIps(await group);
+    pump();
+  }
+  arrived = true;
+  pump();
+  await finished;
+  result.skipped = [...new Set(jobs.slice(max).map((j) => j.target))];
   return result;
+}
+
+async function askOne(job: Job, resolver: Resolver, result: BlacklistResult): Promise<void> {
+  const outcome = await queryOne(job, resolver);
+  result.checked++;
+  const base = { zone: job.list.zone, list: job.list.name, target: job.target };
+  if (outcome.kind === "clean") {
+    result.clean++;
+    result.cleared.push({ list: job.list.name, target: job.target });
+  } else if (outcome.kind === "unknown") result.unknown.push({ ...base, reason: outcome.reason });
+  else {
+    const txt = await resolver.query(job.name, "TXT");
+    result.listed.push({
+      ...base,
+      kind: job.list.target,
+      codes: outcome.codes,
+      reasons: outcome.reasons,
+      severity: outcome.severity,
+      txt: txt.kind === "records" ? txt.records.join(" ") : null,
+    });
+  }
 }
 
 async function queryOne(job: Job, resolver: Resolver): Promise<Outcome> {

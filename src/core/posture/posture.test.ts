@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { SEVERITIES, type Severity } from "../types";
 import { diffPostures, type PostureSnapshot } from "./diff";
-import { buildFixes, buildRecommendations, type FixFacts, setTag } from "./fixes";
+import { type DmarcFixFacts, dmarcFixes } from "../dmarc/part";
+import { mtaStsFixes } from "../mta-sts/part";
+import { nullMxFix } from "../mx/part";
+import { setTag } from "../part/helpers";
+import type { DnsFix, PartStatus } from "../part/types";
+import { type SpfFixFacts, spfFixes } from "../spf/part";
+import { tlsRptFixes } from "../tls-rpt/part";
+import { buildRecommendations } from "./fixes";
 import { gradeFor, scorePosture, type ScoreInput } from "./score";
 import { CATEGORIES, type CategorizedFinding, type PostureCategory } from "./types";
 
@@ -57,6 +64,26 @@ describe("scorePosture", () => {
   });
 });
 
+interface FixFacts {
+  domain: string;
+  nullMx: boolean;
+  mxHosts: string[];
+  spf: SpfFixFacts;
+  dmarc: DmarcFixFacts;
+  mtaSts: { status: PartStatus; uncovered: string[] };
+  tlsRpt: { status: PartStatus };
+}
+/** The fixes of the parts that have some, in registry order, from each part's facts. */
+function buildFixes(f: FixFacts, opts: { now: Date; dmarcRua?: string; tlsRptRua?: string }): DnsFix[] {
+  const ctx = { domain: f.domain, nullMx: f.nullMx, mxHosts: f.mxHosts, now: opts.now };
+  return [
+    ...spfFixes(f.spf, ctx),
+    ...dmarcFixes(f.dmarc, ctx, opts.dmarcRua ?? null),
+    ...nullMxFix(f.spf.record, ctx),
+    ...mtaStsFixes(f.mtaSts, ctx),
+    ...tlsRptFixes(f.tlsRpt.status, ctx, opts.tlsRptRua ?? null),
+  ];
+}
 const facts = (over: Partial<FixFacts> = {}): FixFacts => ({
   domain: "example.com",
   nullMx: false,

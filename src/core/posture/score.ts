@@ -1,30 +1,23 @@
 // Posture score (0..100) and grade (A+..F) from category presence and weighted findings; model in docs/scoring.md. No I/O.
+import type { PartSnapshot, ScoredStatus } from "../part/types";
 import type { Severity } from "../types";
-import type { CategorizedFinding, PartStatus, PostureCategory } from "./types";
+import { PARTS, partOf } from "./registry";
+import type { CategorizedFinding, PostureCategory } from "./types";
+
+export type { ScoredStatus };
 
 export const GRADES = ["A+", "A", "B", "C", "D", "F"] as const;
 export type Grade = (typeof GRADES)[number];
 
-/** Points each category contributes to a perfect 100 (sum = 100). */
-export const CATEGORY_WEIGHTS: Record<PostureCategory, number> = {
-  dmarc: 30,
-  spf: 20,
-  dkim: 15,
-  mx: 10,
-  mta_sts: 10,
-  tls_rpt: 5,
-  bimi: 5,
-  blacklist: 5,
-};
+/** Points each category contributes, as each part declares them (docs/scoring.md); the score rescales
+ *  the assessed categories to 100. */
+export const CATEGORY_WEIGHTS = Object.fromEntries(PARTS.map((p) => [p.id, p.weight])) as Record<PostureCategory, number>;
 
 /** Share of a category's weight one finding removes; a category never goes below zero. */
 export const SEVERITY_FACTORS: Record<Severity, number> = { Critical: 1, High: 0.5, Medium: 0.25, Low: 0.1, Info: 0 };
 
 /** The highest score reachable while a finding of this severity is open anywhere. */
 export const SEVERITY_CAPS: Partial<Record<Severity, number>> = { Critical: 64, High: 89 };
-
-/** "not_applicable": the category does not apply (e.g. MTA-STS on a null-MX domain). */
-export type ScoredStatus = PartStatus | "not_applicable";
 
 export interface ScoreInput {
   /** Categories left out, not_applicable or temperror carry no weight: an unknown part neither helps nor hurts. */
@@ -43,6 +36,18 @@ export interface ScoreResult {
   score: number | null;
   grade: Grade | null;
   categories: Partial<Record<PostureCategory, CategoryScore>>;
+}
+
+/**
+ * What a part's status counts for: an insecure answer (RFC 7672 §2.2) and a part's unweighted statuses
+ * carry no weight, nor does a receiving-side part that is missing on a null-MX domain (RFC 7505);
+ * unknown (temperror, stale) is left out. The same rule serves a fresh analysis and a re-scored check.
+ */
+export function scoredStatus(cat: PostureCategory, s: PartSnapshot["status"] | null | undefined, parked: boolean): ScoredStatus | undefined {
+  if (s === null || s === undefined || s === "stale" || s === "temperror") return undefined;
+  const part = partOf(cat);
+  if (s === "insecure" || part.unweighted?.includes(s)) return "not_applicable";
+  return parked && s === "missing" && part.inbound ? "not_applicable" : s;
 }
 
 export function gradeFor(score: number): Grade {

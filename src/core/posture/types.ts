@@ -1,11 +1,10 @@
-// Shared posture shapes: categories, part statuses and findings tagged with their category. No I/O.
+// Shared posture shapes: categories (the registry's part ids), part statuses and findings tagged with their category. No I/O.
+import type { PartStatus } from "../part/types";
 import type { Finding } from "../types";
+import { CATEGORIES, type PostureCategory } from "./registry";
 
-export const CATEGORIES = ["spf", "dmarc", "dkim", "mx", "mta_sts", "tls_rpt", "bimi", "blacklist"] as const;
-export type PostureCategory = (typeof CATEGORIES)[number];
-
-/** Status of one published part. temperror means "unknown", never "missing". */
-export type PartStatus = "present" | "missing" | "invalid" | "temperror";
+export { CATEGORIES };
+export type { PartStatus, PostureCategory };
 
 export interface CategorizedFinding extends Finding {
   category: PostureCategory;

@@ -102,7 +102,9 @@ export const DomainDetail = CreatedDomain.extend({
       stale_parts: z.array(z.string()).openapi({
         description: "Parts whose lookup failed (temperror) in this check: their values are carried over from the last good check and marked `stale: true`.",
       }),
-      records: FullRecords,
+      records: FullRecords.partial().openapi({
+        description: "Each part's record as the check stored it; a part the service added after this check ran is absent.",
+      }),
       blacklists: BlacklistDetails,
       findings: z.array(Finding),
     })

@@ -1,12 +1,21 @@
 // OpenAPI schemas of GET /intel/domain: the summary and the complete (full=1) analysis.
+// The records, categories and record examples come from the posture registry, so a new part documents itself.
 import { z } from "@hono/zod-openapi";
+import { CATEGORIES, RECORD_PARTS } from "../../core/posture/registry";
 import { booleanQuery } from "../query";
 
 const Status = z
   .enum(["present", "missing", "invalid", "temperror"])
   .openapi({ description: "temperror: DNS could not answer now; the part is unknown, never missing." });
 const Severity = z.enum(["Critical", "High", "Medium", "Low", "Info"]);
-const Category = z.enum(["spf", "dmarc", "dkim", "mx", "mta_sts", "tls_rpt", "bimi", "blacklist"]);
+const Category = z.enum(CATEGORIES as [string, ...string[]]);
+/** A part's own statuses (an insecure DNSSEC answer, say) beside the four every part has. */
+const statusOf = (extra: readonly string[] | undefined) =>
+  extra && extra.length > 0
+    ? z
+        .enum(["present", "missing", "invalid", "temperror", ...extra] as [string, ...string[]])
+        .openapi({ description: "temperror: DNS could not answer now; insecure: the answer was not DNSSEC-authenticated, so it proves neither." })
+    : Status;
 
 export const IntelRecord = z
   .object({
@@ -69,14 +78,9 @@ export const IntelBlacklistSummary = z
   })
   .openapi("IntelBlacklistSummary");
 
-const records = {
-  spf: IntelRecord,
-  dmarc: IntelRecord,
-  bimi: IntelRecord,
-  mta_sts: IntelRecord,
-  tls_rpt: IntelRecord,
-  mx: IntelRecord,
-};
+const records = Object.fromEntries(RECORD_PARTS.map((p) => [p.id, IntelRecord.extend({ status: statusOf(p.extraStatuses) })]));
+/** Each part's example record view, as the part declares it. */
+const exampleViews = Object.fromEntries(RECORD_PARTS.map((p) => [p.id, p.example]));
 
 export const IntelDomainSummary = z
   .object({
@@ -97,55 +101,17 @@ export const IntelDomainSummary = z
       score: 93,
       grade: "A",
       dmarc_policy: "reject",
-      records: {
-        spf: { status: "present", record: "v=spf1 include:_spf.google.com -all" },
-        dmarc: { status: "present", record: "v=DMARC1; p=reject; rua=mailto:dmarc@example.com" },
-        bimi: { status: "missing", record: null },
-        mta_sts: { status: "present", record: "v=STSv1; id=20261101" },
-        tls_rpt: { status: "present", record: "v=TLSRPTv1; rua=mailto:tls@example.com" },
-        mx: { status: "present", record: "10 mx1.example.com" },
-      },
+      records: Object.fromEntries(RECORD_PARTS.map((p) => [p.id, { status: p.example?.status ?? "missing", record: p.example?.record ?? null }])),
       blacklists: { status: "clean", checked: 8, unknown: 0, listed: [] },
       recommendations: [],
       fixes: [],
     },
   });
 
-const MxHost = z.object({
-  host: z.string(),
-  preference: z.number().int(),
-  status: z.enum(["ok", "unresolvable", "temperror", "ip-literal"]),
-  cname: z.array(z.string()),
-  ipv4: z.array(z.string()),
-  ipv6: z.array(z.string()),
-});
-
 export const FullRecords = z
-  .object({
-    spf: IntelRecord.extend({ host: z.string(), lookups: z.number().int() }),
-    dmarc: IntelRecord.extend({ host: z.string(), policy: z.enum(["none", "quarantine", "reject"]).nullable(), inherited: z.boolean() }),
-    bimi: IntelRecord.extend({ host: z.string(), declined: z.boolean(), logo: z.string().nullable(), authority: z.string().nullable() }),
-    mta_sts: IntelRecord.extend({
-      host: z.string(),
-      id: z.string().nullable(),
-      policy: z.object({
-        status: z.enum(["valid", "invalid", "temperror", "not-fetched"]),
-        url: z.string(),
-        failure: z.enum(["no_policy_host", "private_address", "unreachable", "http_error", "invalid_policy"]).nullable().optional().openapi({
-          description:
-            "Why there is no valid policy: the policy host does not exist, resolves to a private address (never fetched), cannot be reached, answers an HTTP error, or serves an invalid policy.",
-        }),
-        mode: z.enum(["enforce", "testing", "none"]).nullable(),
-        max_age: z.number().int().nullable(),
-        mx: z.array(z.string()),
-      }),
-      coverage: z
-        .array(z.object({ host: z.string(), covered: z.boolean() }))
-        .openapi({ description: "Each live MX host and whether a policy mx pattern covers it." }),
-    }),
-    tls_rpt: IntelRecord.extend({ host: z.string(), rua: z.array(z.string()) }),
-    mx: IntelRecord.extend({ host: z.string(), null_mx: z.boolean(), hosts: z.array(MxHost) }),
-  })
+  .object(
+    Object.fromEntries(RECORD_PARTS.map((p) => [p.id, IntelRecord.extend({ status: statusOf(p.extraStatuses), host: z.string(), ...(p.viewSchema ?? {}) })])),
+  )
   .openapi("IntelRecordDetails");
 
 const SpfDetail = z
@@ -273,40 +239,7 @@ export const IntelDomainFull = z
       score: 55,
       grade: "F",
       dmarc_policy: "reject",
-      records: {
-        spf: { status: "present", host: "example.com", record: "v=spf1 include:_spf.google.com -all", lookups: 1 },
-        dmarc: {
-          status: "present",
-          host: "_dmarc.example.com",
-          record: "v=DMARC1; p=reject; rua=mailto:dmarc@example.org",
-          policy: "reject",
-          inherited: false,
-        },
-        bimi: { status: "missing", host: "default._bimi.example.com", record: null, declined: false, logo: null, authority: null },
-        mta_sts: {
-          status: "invalid",
-          host: "_mta-sts.example.com",
-          record: "v=STSv1; id=20261101",
-          id: "20261101",
-          policy: {
-            status: "invalid",
-            failure: "no_policy_host",
-            url: "https://mta-sts.example.com/.well-known/mta-sts.txt",
-            mode: null,
-            max_age: null,
-            mx: [],
-          },
-          coverage: [],
-        },
-        tls_rpt: { status: "present", host: "_smtp._tls.example.com", record: "v=TLSRPTv1; rua=mailto:tls@example.com", rua: ["mailto:tls@example.com"] },
-        mx: {
-          status: "present",
-          host: "example.com",
-          record: "10 mx.example.com",
-          null_mx: false,
-          hosts: [{ host: "mx.example.com", preference: 10, status: "ok", cname: [], ipv4: ["192.0.2.10"], ipv6: [] }],
-        },
-      },
+      records: exampleViews,
       blacklists: { status: "clean", checked: 8, unknown: 0, listed: [] },
       recommendations: [
         {

@@ -1,7 +1,7 @@
 // Merges a check's posture with the last good one: temperror parts keep the last known value, marked stale. No I/O.
 import type { DomainAnalysis } from "../../core/posture/analyze-domain";
 import type { PartSnapshot, PostureSnapshot } from "../../core/posture/diff";
-import { scorePosture, type ScoredStatus } from "../../core/posture/score";
+import { scoredStatus, scorePosture, type ScoredStatus } from "../../core/posture/score";
 import type { PartStatus, PostureCategory } from "../../core/posture/types";
 
 import type { StoredPosture } from "../../core/posture/stored";
@@ -17,8 +17,6 @@ export interface MergedPosture {
   grade: string | null;
   dmarcPolicy: string | null;
 }
-
-const INBOUND: PostureCategory[] = ["mta_sts", "tls_rpt", "bimi"];
 
 function listKeys(p: PartSnapshot | undefined, field: string): string[] {
   const v = p?.fields?.[field];
@@ -72,9 +70,8 @@ export function mergePosture(a: DomainAnalysis, previous: StoredPosture | null, 
     const parked = a.records.mx.null_mx;
     const statuses: Partial<Record<PostureCategory, ScoredStatus>> = {};
     for (const cat of Object.keys(snapshot) as PostureCategory[]) {
-      const s = snapshot[cat]?.status;
-      if (s === undefined || s === "stale" || s === "temperror") continue;
-      statuses[cat] = parked && s === "missing" && INBOUND.includes(cat) ? "not_applicable" : s;
+      const s = scoredStatus(cat, snapshot[cat]?.status, parked);
+      if (s !== undefined) statuses[cat] = s;
     }
     const r = scorePosture({ statuses, findings });
     score = r.score;

@@ -1,21 +1,13 @@
 // Turns a check's changes into diff rows' values, event drafts and alert drafts. No I/O.
 import type { FieldValue, PostureChange, PostureSnapshot } from "../../core/posture/diff";
+import { partOf, RECORD_PARTS } from "../../core/posture/registry";
 import type { PostureCategory } from "../../core/posture/types";
 import type { Severity } from "../../core/types";
 import type { AlertDraft } from "../alerts/types";
 import type { EventDraft } from "../events/emit";
 
-export const RECORD_CATEGORIES: PostureCategory[] = ["spf", "dmarc", "bimi", "mta_sts", "tls_rpt", "mx"];
-const LABEL: Record<PostureCategory, string> = {
-  spf: "SPF",
-  dmarc: "DMARC",
-  dkim: "DKIM",
-  mx: "MX",
-  mta_sts: "MTA-STS",
-  tls_rpt: "TLS-RPT",
-  bimi: "BIMI",
-  blacklist: "Blacklist",
-};
+/** The parts whose changes raise dns.record.changed, each with its own record_type (docs/events.md). */
+export const RECORD_CATEGORIES = RECORD_PARTS.filter((p) => p.recordEvent).map((p) => p.id as PostureCategory);
 const RANK: Record<Severity, number> = { Critical: 4, High: 3, Medium: 2, Low: 1, Info: 0 };
 export const atLeast = (s: Severity, floor: Severity) => RANK[s] >= RANK[floor];
 
@@ -109,7 +101,7 @@ export function changeAlerts(changes: PostureChange[], ctx: Pick<ChangeContext, 
       kind: "drift",
       subject: `${c.category}.${c.field}`,
       severity: c.severity,
-      title: `${LABEL[c.category]} ${c.field} changed on ${ctx.domain.name}`,
+      title: `${partOf(c.category).label} ${c.field} changed on ${ctx.domain.name}`,
       body: `Before: ${fieldText(c.before) ?? "(none)"}\nAfter: ${fieldText(c.after) ?? "(none)"}`,
     });
   }

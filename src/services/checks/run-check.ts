@@ -2,7 +2,8 @@
 import { eq, sql } from "drizzle-orm";
 import { analyzeDomain } from "../../core/posture/analyze-domain";
 import { diffPostures } from "../../core/posture/diff";
-import type { PartStatus } from "../../core/posture/types";
+import { RECORD_PARTS } from "../../core/posture/registry";
+import type { PartStatus, PostureCategory } from "../../core/posture/types";
 import { checks, diffs, domains, teams } from "../../db/schema";
 import { DAY_MS } from "../../lib/time";
 import type { Services } from "../../services";
@@ -24,7 +25,8 @@ export type CheckOutcome =
   | { recorded: false; reason: "duplicate" | "no_domain" | "not_verified" | "superseded" }
   | { recorded: true; status: "completed" | "failed"; checkId: string; changes: number; eventIds: string[] };
 
-const CORE_PARTS = ["spf", "dmarc", "mx", "bimi", "mta_sts", "tls_rpt"] as const;
+/** The parts with a DNS record of their own: when all of them are temperror, no resolver answered. */
+const CORE_PARTS = RECORD_PARTS.map((p) => p.id as PostureCategory);
 const NOTHING_LISTED = { blacklist: { status: "present" as const, record: null, fields: { listed: [] } } };
 
 export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckOutcome> {

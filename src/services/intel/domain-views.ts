@@ -1,6 +1,7 @@
 // Response views of a domain analysis: the summary and the complete (full=1) view. Pure, no I/O.
 import type { DomainAnalysis } from "../../core/posture/analyze-domain";
-import type { PartStatus } from "../../core/posture/types";
+import type { BaseView } from "../../core/part/types";
+import type { RecordViews } from "../../core/posture/registry";
 import type { SpfNode } from "../../core/spf/analyze";
 
 export function blacklistSummary(a: DomainAnalysis) {
@@ -16,22 +17,17 @@ export function blacklistSummary(a: DomainAnalysis) {
 }
 
 export function summaryView(a: DomainAnalysis) {
-  const r = a.records;
-  const part = (p: { status: PartStatus; record: string | null }) => ({ status: p.status, record: p.record });
+  // Every part with a record view, as the registry lists them: status and record only.
+  const records = Object.fromEntries(Object.entries(a.records).map(([id, v]: [string, BaseView]) => [id, { status: v.status, record: v.record }])) as {
+    [K in keyof RecordViews]: { status: RecordViews[K]["status"]; record: string | null };
+  };
   return {
     view: "summary" as const,
     domain: a.domain,
     score: a.score,
     grade: a.grade,
     dmarc_policy: a.parts.dmarc.policy,
-    records: {
-      spf: part(r.spf),
-      dmarc: part(r.dmarc),
-      bimi: part(r.bimi),
-      mta_sts: part(r.mta_sts),
-      tls_rpt: part(r.tls_rpt),
-      mx: part(r.mx),
-    },
+    records,
     blacklists: blacklistSummary(a),
     recommendations: a.recommendations,
     fixes: a.fixes,
@@ -57,7 +53,7 @@ function flattenSpf(node: SpfNode | null, depth = 0, parent: string | null = nul
 }
 
 export function fullView(a: DomainAnalysis) {
-  const { spf, dmarc, mtaSts } = a.parts;
+  const { spf, dmarc, mta_sts: mtaSts } = a.parts;
   const d = dmarc.parsed;
   return {
     ...summaryView(a),
