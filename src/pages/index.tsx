@@ -7,6 +7,9 @@ import type { AppEnv } from "../context";
 import { ApiError, internalError } from "../lib/errors";
 import { assetRoutes } from "./assets/serve";
 import { devOutboxPages } from "./dev-outbox";
+import { dkimPages } from "./dkim";
+import { domainPages } from "./domains";
+import { intelPages } from "./intel";
 import { frameOf, titleOf } from "./frame";
 import { loadSession, securityHeaders } from "./guard";
 import { MessagePage } from "./layout";
@@ -30,6 +33,12 @@ export const PAGE_PATHS = [
   "/teams",
   "/teams/*",
   "/dev/*",
+  "/domains",
+  "/domains/*",
+  "/dkim",
+  "/dkim/*",
+  "/intel",
+  "/intel/*",
 ];
 
 export function pageRoutes() {
@@ -43,6 +52,9 @@ export function pageRoutes() {
   pages.route("/", tokenPages());
   pages.route("/", teamPages());
   pages.route("/", devOutboxPages());
+  pages.route("/", domainPages());
+  pages.route("/", dkimPages());
+  pages.route("/", intelPages());
   pages.onError(async (error, c) => {
     const known = error instanceof ApiError ? error : null;
     if (!known)

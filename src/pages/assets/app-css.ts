@@ -45,6 +45,20 @@ pre{background:#0f172a;color:#e2e8f0;padding:.75rem;border-radius:6px;overflow-x
 .chart .grid{stroke:#e5e7eb;stroke-width:1}.chart .tick{font-size:11px;fill:#4b5563}.chart .line{fill:none;stroke:var(--brand);stroke-width:2}.chart .dot{fill:var(--brand)}
 .chart .bar.pass{fill:#16a34a}.chart .bar.fail{fill:#dc2626}.chart .bar.neutral{fill:#6b7280}.chart figcaption{font-size:.9rem;color:var(--muted);margin:.35rem 0}
 .legend{display:inline-block;margin-left:.6rem}.legend::before{content:"";display:inline-block;width:.8rem;height:.8rem;margin-right:.3rem;border-radius:2px;vertical-align:-1px;background:#6b7280}.legend.pass::before{background:#16a34a}.legend.fail::before{background:#dc2626}
+.title-row{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:.75rem}.title-row h1{margin:.25rem 0}
+.copyable{display:flex;gap:.5rem;align-items:flex-start;margin:.25rem 0}.copyable code{flex:1 1 auto;min-width:0;background:#f1f5f9;border:1px solid var(--line);padding:.3rem .5rem;border-radius:6px;word-break:break-all;white-space:pre-wrap}
+button.small-button{min-height:2.25rem;padding:.3rem .7rem;font-size:.85rem;flex:0 0 auto}
+ul.plain{list-style:none;margin:0;padding:0}.wrap{word-break:break-all}
+dl.fields{display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1rem;margin:.5rem 0}dl.fields dt{font-weight:600;color:var(--muted)}dl.fields dd{margin:0;min-width:0}
+dl.fields.compact{font-size:.9rem;gap:.2rem .8rem}.pairs{display:inline}.pair{display:inline-block;margin-right:.75rem}
+.parts{display:grid;gap:1rem}.part{border:1px solid var(--line);border-radius:6px;padding:.75rem 1rem}.part h3{margin:0 0 .5rem;font-size:1.05rem}
+ul.findings{margin:.5rem 0 0;padding-left:1.1rem}ul.findings li{margin:.35rem 0}.fix{margin:.25rem 0 0}
+ol.fix-list{padding-left:1.2rem}ol.fix-list li{margin:0 0 1rem}
+ol.timeline{list-style:none;margin:0;padding:0;border-left:3px solid var(--line)}ol.timeline li{padding:.4rem 0 .6rem .9rem}
+.pager{display:flex;gap:1rem;align-items:center;margin-top:.75rem}
+.danger-zone{border-color:#fca5a5}.narrow-left{max-width:560px}
+.result-list{display:grid;gap:1rem}
+@media (max-width:640px){dl.fields{grid-template-columns:1fr}dl.fields dt{margin-top:.3rem}}
 footer{max-width:1100px;margin:2rem auto;padding:0 1.25rem;color:var(--muted);font-size:.85rem}
 @media (max-width:640px){main{padding:.75rem}header.top{padding:.6rem .75rem}header.top .who{margin-left:0;width:100%}th,td{padding:.4rem .3rem}h1{font-size:1.35rem}}
 `;

@@ -1,0 +1,205 @@
+/** @jsxImportSource hono/jsx */
+// One domain: grade and score, the posture part by part with the fixes to paste, the score history
+// chart, the timeline of changes, "check now" (a queued check shows as pending and the page refreshes
+// itself until the result is recorded), the DMARC report address, and delete (with confirmation).
+import { Hono } from "hono";
+import type { FC } from "hono/jsx";
+import type { AppEnv } from "../context";
+import { getDkimOverview } from "../services/dkim-inventory/overview";
+import { deleteDomain } from "../services/domains/delete-domain";
+import { getDomainDetail } from "../services/domains/domain-detail";
+import { listChecks, listDiffs } from "../services/domains/history";
+import { pendingCheckOf } from "../services/domains/pending-check";
+import { requestCheck } from "../services/domains/request-check";
+import { LineChart } from "./charts";
+import { Copyable, GradeBadge, SeverityBadge, StatusBadge, when } from "./domain-format";
+import { frameOf } from "./frame";
+import { checkCsrf, readForm, signedInOrRedirect } from "./guard";
+import { CsrfField, Layout, Notice } from "./layout";
+import { idParam } from "./params";
+import { PasteFixes, PostureParts } from "./posture-parts";
+
+/** Seconds between reloads while a check is pending: a check takes a few seconds (docs/decisions.md D7). */
+const REFRESH_SECONDS = 3;
+const HISTORY_POINTS = 200;
+const DIFFS_SHOWN = 50;
+
+type Overview = Awaited<ReturnType<typeof getDkimOverview>>;
+
+const DkimPart: FC<{ id: number; dkim: Overview }> = ({ id, dkim }) => (
+  <section class="part" aria-labelledby="part-dkim">
+    <h3 id="part-dkim">
+      DKIM{" "}
+      {dkim.summary.active > 0 ? <span class="badge ok">{`${dkim.summary.active} active`}</span> : <span class="badge warn">no active selector known</span>}
+    </h3>
+    {dkim.selectors.length === 0 ? (
+      <p class="small muted">No selectors found yet. Selectors cannot be listed from DNS; add the ones you sign with on the DKIM page.</p>
+    ) : (
+      <ul class="plain">
+        {dkim.selectors.map((s) => (
+          <li>
+            <a href={`/domains/${id}/dkim/${encodeURIComponent(s.selector)}`}>{s.selector}</a> <StatusBadge status={s.status} />{" "}
+            {s.key && <span class="small muted">{`${s.key.type}${s.key.bits ? ` ${s.key.bits} bits` : ""}`}</span>}
+          </li>
+        ))}
+      </ul>
+    )}
+    <ul class="findings">
+      {dkim.findings.map((f) => (
+        <li>
+          <SeverityBadge severity={f.severity} /> {f.description}
+          {f.fix && <Copyable value={f.fix} label={`fix for ${f.rule}`} />}
+        </li>
+      ))}
+    </ul>
+    <p class="small">
+      <a href={`/dkim#domain-${id}`}>Selector inventory and tools</a>
+    </p>
+  </section>
+);
+
+export function domainDetailPages() {
+  const r = new Hono<AppEnv>();
+
+  r.get("/domains/:id", async (c) => {
+    const s = signedInOrRedirect(c);
+    if (s instanceof Response) return s;
+    const id = idParam(c.req.param("id"));
+    const svc = c.get("services");
+    const d = await getDomainDetail(svc, s.ctx, id);
+    const [pending, checks, diffs, dkim] = await Promise.all([
+      pendingCheckOf(svc, s.ctx, id),
+      listChecks(svc, s.ctx, id, { page: 1, per_page: HISTORY_POINTS }),
+      listDiffs(svc, s.ctx, id, { page: 1, per_page: DIFFS_SHOWN }),
+      getDkimOverview(svc, s.ctx, id, 30),
+    ]);
+    const canWrite = s.ctx.scope === "full";
+    const points = checks.items
+      .filter((k) => k.score !== null)
+      .reverse()
+      .map((k) => ({ x: k.created_at ?? "", y: k.score ?? 0 }));
+    const q = c.req.query();
+    const frame = await frameOf(c);
+    return c.html(
+      <Layout title={d.name} frame={frame} active="/domains">
+        <div class="title-row">
+          <h1>{d.name}</h1>
+          <GradeBadge grade={d.grade} />
+        </div>
+        {q.verified === "1" && <Notice kind="ok">Ownership verified. The first check is queued.</Notice>}
+        {pending && (
+          <div class="notice info" role="status" data-refresh-after={String(REFRESH_SECONDS)}>
+            {`A check is queued (${pending.check_id}, since ${when(pending.queued_at)}). This page refreshes itself until the result is in.`}
+          </div>
+        )}
+        {!pending && q.checked === "1" && <Notice kind="ok">The check finished; the posture below is its result.</Notice>}
+        <div class="cards">
+          <div class="panel">
+            <div class="small muted">Score</div>
+            <div class="stat">{d.score ?? "—"}</div>
+          </div>
+          <div class="panel">
+            <div class="small muted">DMARC policy</div>
+            <div class="stat">{d.dmarc_policy ?? "—"}</div>
+          </div>
+          <div class="panel">
+            <div class="small muted">Last check</div>
+            <div>{when(d.last_checked_at)}</div>
+            <div class="small muted">{`Next: ${when(d.next_check_at)}`}</div>
+          </div>
+        </div>
+        <section class="panel" aria-labelledby="actions-h">
+          <h2 id="actions-h">Monitoring</h2>
+          {!d.verified ? (
+            <p>
+              <span class="badge warn">unverified</span> Monitoring starts once ownership is proven. <a href={`/domains/${id}/verify`}>Verify this domain</a>
+            </p>
+          ) : canWrite ? (
+            <form method="post" action={`/domains/${id}/check`} class="inline">
+              <CsrfField csrf={frame.csrf} />
+              <button type="submit" disabled={pending !== null}>
+                {pending ? "Check queued" : "Check now"}
+              </button>
+            </form>
+          ) : null}
+          <p class="small">DMARC aggregate reports for this domain go to (put it in your DMARC record's rua= tag):</p>
+          <Copyable value={d.dmarc_report_address} label="DMARC report address" />
+          <p class="small">
+            <a href={`/domains/${id}/dmarc`}>DMARC reports and sources</a>
+          </p>
+        </section>
+        <PasteFixes fixes={d.fixes} />
+        <section class="panel" aria-labelledby="posture-h">
+          <h2 id="posture-h">Posture</h2>
+          {d.posture ? (
+            <>
+              <p class="small muted">{`From the check of ${when(d.posture.checked_at)}.`}</p>
+              <PostureParts posture={{ ...d.posture, blacklists: d.posture.blacklists ?? null }} extra={{ dkim: <DkimPart id={id} dkim={dkim} /> }} />
+            </>
+          ) : (
+            <p class="muted">No check has finished yet.</p>
+          )}
+        </section>
+        <section class="panel" aria-labelledby="history-h">
+          <h2 id="history-h">Score history</h2>
+          <LineChart
+            title={`Score of ${d.name}`}
+            points={points}
+            yMax={100}
+            summary={points.length === 0 ? "No scored checks yet." : `${points.length} checks; latest score ${points.at(-1)?.y}.`}
+          />
+        </section>
+        <section class="panel" aria-labelledby="diffs-h">
+          <h2 id="diffs-h">Changes</h2>
+          {diffs.items.length === 0 ? (
+            <p class="muted">No changes recorded.</p>
+          ) : (
+            <ol class="timeline">
+              {diffs.items.map((x) => (
+                <li>
+                  <span class="small muted">{when(x.created_at)}</span> <SeverityBadge severity={x.severity} /> <strong>{`${x.category} ${x.field}`}</strong>
+                  <div class="small">
+                    <span class="muted">before </span>
+                    <code>{x.before ?? "(none)"}</code> <span class="muted">after </span>
+                    <code>{x.after ?? "(none)"}</code>
+                  </div>
+                </li>
+              ))}
+            </ol>
+          )}
+          {diffs.total > DIFFS_SHOWN && <p class="small muted">{`The newest ${DIFFS_SHOWN} of ${diffs.total} changes.`}</p>}
+        </section>
+        {canWrite && (
+          <section class="panel danger-zone" aria-labelledby="delete-h">
+            <h2 id="delete-h">Delete this domain</h2>
+            <p class="small">Its checks, changes, DKIM inventory, reports and alerts go with it.</p>
+            <form method="post" action={`/domains/${id}/delete`} data-confirm={`Delete ${d.name} and all its data? This cannot be undone.`}>
+              <CsrfField csrf={frame.csrf} />
+              <button type="submit" class="danger">{`Delete ${d.name}`}</button>
+            </form>
+          </section>
+        )}
+      </Layout>,
+    );
+  });
+
+  r.post("/domains/:id/check", async (c) => {
+    const s = signedInOrRedirect(c);
+    if (s instanceof Response) return s;
+    const form = await readForm(c);
+    checkCsrf(c, form.get("_csrf"));
+    const id = idParam(c.req.param("id"));
+    await requestCheck(c.get("services"), s.ctx, id);
+    return c.redirect(`/domains/${id}?checked=1`, 303);
+  });
+
+  r.post("/domains/:id/delete", async (c) => {
+    const s = signedInOrRedirect(c);
+    if (s instanceof Response) return s;
+    const form = await readForm(c);
+    checkCsrf(c, form.get("_csrf"));
+    await deleteDomain(c.get("services"), s.ctx, idParam(c.req.param("id")));
+    return c.redirect("/domains?deleted=1", 303);
+  });
+  return r;
+}
