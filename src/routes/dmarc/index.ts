@@ -1,25 +1,21 @@
-// GET /domains/{domain}/dmarc: DMARC aggregate-report analytics of one monitored domain.
+// DMARC aggregate reports of one monitored domain: analytics, the accepted reports, every source IP.
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../../app-router";
 import { AUTH_ERRORS, BEARER, dataOf, errorResponses, jsonContent } from "../../lib/openapi";
 import { getDmarcAnalytics } from "../../services/dmarc/analytics";
+import { pageMeta } from "../../lib/pagination";
+import { getReport, listReports } from "../../services/dmarc/reports";
+import { listSources } from "../../services/dmarc/sources";
+import { DomainParam, WindowQuery, WindowView } from "./params";
+import { getReportRoute, listReportsRoute } from "./reports";
+import { listSourcesRoute } from "./sources";
 
-const Params = z.object({
-  domain: z.coerce
-    .number()
-    .int()
-    .positive()
-    .openapi({ param: { name: "domain", in: "path" }, description: "Domain id.", example: 1 }),
-});
-const Query = z.object({
-  days: z.coerce.number().int().min(1).max(365).default(30).openapi({ description: "Window in days, 1 to 365.", example: 30 }),
-});
 const PassFail = z.object({ pass: z.number().int(), fail: z.number().int() });
 
 export const DmarcAnalyticsSchema = z
   .object({
     domain: z.object({ id: z.number().int(), name: z.string() }),
-    window: z.object({ days: z.number().int(), from: z.string().openapi({ example: "2026-01-01" }), to: z.string() }),
+    window: WindowView,
     report_address: z.string().openapi({ description: "The rua mailbox of this domain.", example: "k3j2...@reports.emailauth.example" }),
     summary: z.object({
       reports: z.number().int(),
@@ -152,16 +148,32 @@ const analytics = createRoute({
   tags: ["DMARC"],
   operationId: "getDmarcAnalytics",
   description:
-    "Aggregate-report analytics for the last `days` days: pass/fail and alignment rates, sources with identified senders, failing senders with fixes, enforcement advice and the suggested DMARC record.",
+    "Aggregate-report analytics for the last `days` days, or the days `from` to `to` within the plan's retention: pass/fail and alignment rates, sources with identified senders, failing senders with fixes, enforcement advice and the suggested DMARC record.",
   security: BEARER,
   summary: "DMARC aggregate-report analytics: alignment, sources, failing senders, enforcement advice, daily series",
-  request: { params: Params, query: Query },
+  request: { params: DomainParam, query: WindowQuery },
   responses: { 200: jsonContent(dataOf(DmarcAnalyticsSchema), "The analytics."), ...errorResponses(...AUTH_ERRORS, 404, 422) },
 });
 
 export const dmarcRoutes = () =>
-  createRouter().openapi(analytics, async (c) => {
-    const { domain } = c.req.valid("param");
-    const { days } = c.req.valid("query");
-    return c.json({ data: await getDmarcAnalytics(c.get("services"), c.get("ctx"), domain, days) }, 200);
-  });
+  createRouter()
+    .openapi(analytics, async (c) => {
+      const { domain } = c.req.valid("param");
+      return c.json({ data: await getDmarcAnalytics(c.get("services"), c.get("ctx"), domain, c.req.valid("query")) }, 200);
+    })
+    .openapi(listReportsRoute, async (c) => {
+      const q = c.req.valid("query");
+      const { items, total } = await listReports(c.get("services"), c.get("ctx"), c.req.valid("param").domain, q);
+      return c.json({ data: items, meta: pageMeta(q, total) }, 200);
+    })
+    .openapi(getReportRoute, async (c) => {
+      const q = c.req.valid("query");
+      const { domain, report } = c.req.valid("param");
+      const out = await getReport(c.get("services"), c.get("ctx"), domain, report, q);
+      return c.json({ data: out.report, meta: pageMeta(q, out.total) }, 200);
+    })
+    .openapi(listSourcesRoute, async (c) => {
+      const q = c.req.valid("query");
+      const out = await listSources(c.get("services"), c.get("ctx"), c.req.valid("param").domain, q);
+      return c.json({ data: out.items, meta: { ...pageMeta(q, out.total), window: out.window } }, 200);
+    });

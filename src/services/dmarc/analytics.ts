@@ -8,6 +8,7 @@ import { enforcementAdvice, senderFixes, suggestedRecord, type EnforcementAdvice
 import { identifySources, SENDER_LIMITS } from "./senders";
 import type { ServiceContext } from "../context";
 import { refusalsSince } from "./quota";
+import { resolveWindow, type WindowQuery } from "./window";
 
 /** Sources listed per response (by messages); reverse DNS only for the first SENDER_LIMITS.ptrPerRequest. */
 export const MAX_SOURCES = 100;
@@ -28,12 +29,13 @@ interface SourceRow {
 const dayStr = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const n = (x: number | null | undefined) => Number(x ?? 0);
 
-export async function getDmarcAnalytics(svc: Services, ctx: ServiceContext, domainId: number, days: number) {
+/** `window`: a number of days back from today, or days/from/to as docs/decisions.md D71 combines them. */
+export async function getDmarcAnalytics(svc: Services, ctx: ServiceContext, domainId: number, window: number | WindowQuery) {
   const { teamId } = ctx;
   const domain = await getDomainInTeam(svc, teamId, domainId);
-  const todayMs = Date.parse(`${dayStr(svc.clock.now().getTime())}T00:00:00Z`);
-  const from = dayStr(todayMs - (days - 1) * DAY_MS);
-  const to = dayStr(todayMs);
+  const w = await resolveWindow(svc, domain.id, typeof window === "number" ? { days: window } : window);
+  const { from, to, days } = w;
+  const lastDayMs = w.endMs - DAY_MS;
   // Rows of complete reports only (a "processing" report is half-written), by the (domain_id, day) index.
   const rows = sql`dmarc_rows r JOIN dmarc_reports p ON p.id = r.report_id AND p.status = 'complete'
     WHERE r.domain_id = ${domain.id} AND r.day >= ${from} AND r.day <= ${to}`;
@@ -43,7 +45,7 @@ export async function getDmarcAnalytics(svc: Services, ctx: ServiceContext, doma
   const [reports, daily, sources, total, latest] = await Promise.all([
     svc.db.get<{ reports: number; reporters: number; first: number | null; last: number | null }>(sql`
       SELECT COUNT(*) AS reports, COUNT(DISTINCT org_name) AS reporters, MIN(date_begin) AS first, MAX(date_end) AS last
-      FROM dmarc_reports WHERE domain_id = ${domain.id} AND status = 'complete' AND date_end >= ${todayMs - (days - 1) * DAY_MS}`),
+      FROM dmarc_reports WHERE domain_id = ${domain.id} AND status = 'complete' AND date_end >= ${w.startMs} AND date_begin < ${w.endMs}`),
     svc.db.all<{ day: string; messages: number; pass: number; spf_aligned: number; dkim_aligned: number }>(sql`
       SELECT r.day AS day, SUM(r.messages) AS messages, SUM(${passExpr}) AS pass,
         SUM(r.spf_aligned * r.messages) AS spf_aligned, SUM(r.dkim_aligned * r.messages) AS dkim_aligned
@@ -66,7 +68,7 @@ export async function getDmarcAnalytics(svc: Services, ctx: ServiceContext, doma
   );
   const byDay = new Map(daily.map((d) => [d.day, d]));
   const series = Array.from({ length: days }, (_, i) => {
-    const day = dayStr(todayMs - (days - 1 - i) * DAY_MS);
+    const day = dayStr(lastDayMs - (days - 1 - i) * DAY_MS);
     const d = byDay.get(day);
     return { day, messages: n(d?.messages), pass: n(d?.pass), fail: n(d?.messages) - n(d?.pass) };
   });
@@ -124,7 +126,7 @@ export async function getDmarcAnalytics(svc: Services, ctx: ServiceContext, doma
       messages,
       first_report_at: reports?.first ? new Date(reports.first).toISOString() : null,
       last_report_at: reports?.last ? new Date(reports.last).toISOString() : null,
-      refused: await refusalsSince(svc, domain.id, new Date(`${from}T00:00:00Z`)),
+      refused: await refusalsSince(svc, domain.id, new Date(w.startMs), new Date(lastDayMs)),
     },
     alignment: {
       rate: messages > 0 ? Math.round((pass / messages) * 10_000) / 10_000 : null,

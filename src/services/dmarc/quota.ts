@@ -1,7 +1,7 @@
 // Limits on a domain's public report address (docs/limits.md): reports and records per UTC day, reports
 // per reporter per day, the report's date range and the plan's retention. A refusal is counted per day
 // and reason (dmarc_refusals) so the domain's DMARC summary shows what was turned away. Does I/O (D1).
-import { and, eq, gte, sql } from "drizzle-orm";
+import { and, eq, gte, lte, sql } from "drizzle-orm";
 import type { ParsedReport } from "../../core/reports";
 import { dmarcRefusals, dmarcReports, domains, teams } from "../../db/schema";
 import { ApiError } from "../../lib/errors";
@@ -119,11 +119,12 @@ export async function admitParsedReport(svc: Services, domainId: number, plan: P
 }
 
 /** Refused reports of one domain since `from`, by reason (for the DMARC summary). */
-export async function refusalsSince(svc: Services, domainId: number, from: Date): Promise<{ total: number; by_reason: Record<string, number> }> {
+/** Refusals counted on the days from `from` to `to` (inclusive; today when omitted). */
+export async function refusalsSince(svc: Services, domainId: number, from: Date, to?: Date): Promise<{ total: number; by_reason: Record<string, number> }> {
   const rows = await svc.db
     .select({ reason: dmarcRefusals.reason, n: sql<number>`SUM(${dmarcRefusals.count})` })
     .from(dmarcRefusals)
-    .where(and(eq(dmarcRefusals.domainId, domainId), gte(dmarcRefusals.day, dayOf(from))))
+    .where(and(eq(dmarcRefusals.domainId, domainId), gte(dmarcRefusals.day, dayOf(from)), ...(to ? [lte(dmarcRefusals.day, dayOf(to))] : [])))
     .groupBy(dmarcRefusals.reason);
   const by_reason = Object.fromEntries(rows.map((r) => [r.reason, Number(r.n)]));
   return { total: rows.reduce((n, r) => n + Number(r.n), 0), by_reason };
