@@ -95,9 +95,9 @@ describe("resources and prompts", () => {
     expect(uris).toContain(`emailauth://domains/${added.id}/dmarc`);
 
     const posture = await client.readResource({ uri: `emailauth://domains/${added.id}/posture` });
-    expect(JSON.parse(String(posture.contents[0]?.text))).toMatchObject({ id: added.id, name: added.name });
+    expect(JSON.parse(String((posture.contents[0] as { text: string }).text))).toMatchObject({ id: added.id, name: added.name });
     const dmarc = await client.readResource({ uri: `emailauth://domains/${added.id}/dmarc` });
-    expect(JSON.parse(String(dmarc.contents[0]?.text))).toMatchObject({ domain: { id: added.id }, window: { days: 30 } });
+    expect(JSON.parse(String((dmarc.contents[0] as { text: string }).text))).toMatchObject({ domain: { id: added.id }, window: { days: 30 } });
     await expect(client.readResource({ uri: "emailauth://domains/999999999/posture" })).rejects.toThrow(/not found/i);
   });
 

@@ -40,7 +40,7 @@ describe("raw JSON-RPC client", () => {
     const note = await rawPost({ jsonrpc: "2.0", method: "notifications/initialized" }, { authorization: `Bearer ${team.full}` });
     expect(note.status).toBe(202);
     const list = await rpc(team.full, { jsonrpc: "2.0", id: 2, method: "tools/list" });
-    const names = (list.body.result?.tools as Array<{ name: string }>).map((t) => t.name);
+    const names = ((list.body.result?.tools ?? []) as Array<{ name: string }>).map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(["list_domains", "get_domain_posture", "delete_domain", "check_emails", "redeliver_webhook_delivery"]));
 
     const called = await rpc(team.full, { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "list_domains", arguments: {} } });

@@ -17,7 +17,11 @@ const INIT = {
 
 describe("credentials", () => {
   it("answers 401 with the protected-resource metadata pointer without a credential or with a bad one", async () => {
-    for (const headers of [{}, { authorization: "Bearer eam_0000000000000000000000000000000000000000" }, { authorization: "Bearer nonsense" }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: "Bearer eam_0000000000000000000000000000000000000000" },
+      { authorization: "Bearer nonsense" },
+    ]) {
       const res = await rawPost(INIT, headers);
       expect(res.status).toBe(401);
       const challenge = res.headers.get("www-authenticate") ?? "";
