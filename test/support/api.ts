@@ -1,5 +1,6 @@
 // Calls the Worker's fetch handler as a client would, and builds teams with tokens through the admin API.
 import { exports } from "cloudflare:workers";
+import { vi } from "vitest";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789abcdefghijklmnop";
 
@@ -47,8 +48,15 @@ export async function makeTeam(plan: "starter" | "pro" | "enterprise" = "enterpr
   return { id: data.team.id, full: data.tokens.full.token, readOnly: data.tokens.read_only.token, fullTokenId: data.tokens.full.id };
 }
 
-/** Waits, if needed, so that a burst of requests stays inside one fixed minute window. */
-export async function awaitFreshMinute(needSeconds = 15): Promise<void> {
-  const left = 60 - ((Date.now() / 1000) % 60);
-  if (left < needSeconds) await new Promise((r) => setTimeout(r, left * 1000 + 50));
+/**
+ * Pins the clock at the start of the current minute (plus one second) so that a burst of requests
+ * stays inside one fixed minute window, without waiting for a new minute: only Date is faked (timers
+ * stay real), and the Worker, its services and the RateLimiter object all read that Date in the pool's
+ * isolate. test/setup.ts restores the real clock after every test. Returns the pinned time (ms).
+ */
+export async function awaitFreshMinute(_needSeconds?: number): Promise<number> {
+  const now = Date.now();
+  const pinned = now - (now % 60_000) + 1_000;
+  vi.useFakeTimers({ toFake: ["Date"], now: pinned });
+  return pinned;
 }

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { call, json, makeTeam } from "../../support/api";
 import { createWebhook, installReceiver } from "../../support/webhooks";
 
@@ -149,7 +149,8 @@ describe("POST .../redeliver", () => {
     r.respond(() => new Response("bad", { status: 422 }));
     const first = (await json<Body>(await call(`/api/v1/webhooks/${hook.id}/test`, { method: "POST", token: team.full }))).data;
     expect(first.status).toBe("failed");
-    await new Promise((res) => setTimeout(res, 1100)); // a new second: a new webhook-timestamp
+    // A second later (the clock moved, not waited for; test/setup.ts restores it): a new webhook-timestamp.
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 1_000 });
     r.respond(() => new Response(null, { status: 204 }));
     const res = await call(`/api/v1/webhooks/${hook.id}/deliveries/${first.id}/redeliver`, { method: "POST", token: team.full });
     expect(res.status).toBe(202);
