@@ -10,6 +10,8 @@ const INSPECTOR_PORT = process.env.INSPECTOR_PORT ?? "9329";
 const QUIET = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_HIDE_BANNER: "true" };
 const TOKENS_FILE = ".wrangler/dev-tokens.json";
 const DEV_TEAM = "Local development team";
+// The dev team's owner: signing in with this address in the dashboard claims the team (docs/decisions.md D32).
+const DEV_OWNER = "dev@example.com";
 
 const base62 = (n) => Array.from({ length: n }, () => "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"[randomInt(62)]).join("");
 const sql = (s) => `'${String(s).replaceAll("'", "''")}'`;
@@ -47,11 +49,13 @@ if (!existsSync(".dev.vars")) {
 wrangler(["d1", "migrations", "apply", "DB", "--local"], { capture: true });
 console.log("Local D1 migrated.");
 
+// Teams seeded before the dashboard existed named an owner address that cannot sign in.
+d1(`UPDATE teams SET owner_email = ${sql(DEV_OWNER)} WHERE name = ${sql(DEV_TEAM)} AND owner_email = 'dev@localhost'`);
 let saved = existsSync(TOKENS_FILE) ? JSON.parse(readFileSync(TOKENS_FILE, "utf8")) : null;
 let team = d1(`SELECT id FROM teams WHERE name = ${sql(DEV_TEAM)} LIMIT 1`)[0];
 const now = Date.now();
 if (!team) {
-  team = d1(`INSERT INTO teams (name, plan, owner_email, created_at) VALUES (${sql(DEV_TEAM)}, 'enterprise', 'dev@localhost', ${now}) RETURNING id`)[0];
+  team = d1(`INSERT INTO teams (name, plan, owner_email, created_at) VALUES (${sql(DEV_TEAM)}, 'enterprise', ${sql(DEV_OWNER)}, ${now}) RETURNING id`)[0];
   saved = null;
 }
 const hashes = saved
@@ -77,6 +81,7 @@ if (!saved || saved.team_id !== team.id || hashes?.n !== 2) {
 const url = `http://127.0.0.1:${PORT}`;
 console.log(`
 Dev team #${team.id} (enterprise plan) is ready.
+  Dashboard:       ${url}/  (sign in as ${DEV_OWNER}; the sign-in link is at ${url}/dev/outbox)
   Full token:      ${saved.full}
   Read-only token: ${saved.read_only}
   API:             ${url}/api/v1
@@ -85,7 +90,7 @@ Dev team #${team.id} (enterprise plan) is ready.
   Cron locally:    curl "${url}/__scheduled?cron=*+*+*+*+*"
 `);
 
-const dev = spawn("npx", ["wrangler", "dev", "--port", PORT, "--inspector-port", INSPECTOR_PORT, "--ip", "127.0.0.1", "--test-scheduled"], {
+const dev = spawn("npx", ["wrangler", "dev", "--port", PORT, "--inspector-port", INSPECTOR_PORT, "--ip", "127.0.0.1", "--test-scheduled", "--var", "DEV_OUTBOX:true"], {
   env: QUIET,
   stdio: "inherit",
 });

@@ -11,8 +11,11 @@ import { openApiDocuments } from "./openapi-documents";
 import { type ReferenceDocument, renderApiReference } from "./pages/api-reference";
 import { ingestRoutes } from "./routes/ingest";
 import { mountApiRoutes } from "./routes";
-import { pageRoutes } from "./pages";
+import { pageNotFound, pageRoutes } from "./pages";
 import { createServices } from "./services";
+
+const MACHINE_PREFIXES = ["/api/", "/admin", "/mcp", "/oauth/", "/.well-known/", "/assets/"];
+const wantsPage = (path: string, accept: string | undefined) => (accept ?? "").includes("text/html") && !MACHINE_PREFIXES.some((p) => path.startsWith(p));
 
 export function createApp(): Api {
   const app = createRouter();
@@ -68,7 +71,8 @@ export function createApp(): Api {
   // The dashboard (people in a browser) at the site root, on the same services as the API.
   app.route("/", pageRoutes());
 
-  app.notFound((c) => errorResponse(c, new ApiError(404, "not_found", "Route not found.")));
+  // A browser asking for a page that does not exist gets a page; API clients and agents get the envelope.
+  app.notFound((c) => (wantsPage(c.req.path, c.req.header("accept")) ? pageNotFound(c) : errorResponse(c, new ApiError(404, "not_found", "Route not found."))));
   app.onError((error, c) => {
     if (error instanceof ApiError) return errorResponse(c, error);
     if (error instanceof HTTPException && error.status < 500) {

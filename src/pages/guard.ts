@@ -46,8 +46,9 @@ export async function readForm(c: Context<AppEnv>, max = 16_384): Promise<URLSea
 export function checkCsrf(c: Context<AppEnv>, formToken: string | null): void {
   const origin = c.req.header("origin");
   const self = new URL(c.req.url).origin;
-  // Browsers send Origin on every POST; a missing one is only accepted with Sec-Fetch-Site same-origin.
-  const sameSite = origin ? origin === self : c.req.header("sec-fetch-site") === "same-origin";
+  // Browsers send Origin on every POST, but "null" from a page with Referrer-Policy no-referrer (the
+  // sign-in link page): a missing or null Origin is only accepted with Sec-Fetch-Site same-origin.
+  const sameSite = origin && origin !== "null" ? origin === self : c.req.header("sec-fetch-site") === "same-origin";
   const cookie = getCookie(c, csrfCookieName(isSecure(c))) ?? "";
   if (!sameSite || !formToken || cookie.length !== 32 || !timingSafeEqual(cookie, formToken)) {
     throw new ApiError(403, "forbidden", "This form expired or came from another site. Reload the page and try again.");

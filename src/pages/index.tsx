@@ -2,7 +2,7 @@
 // The dashboard at the site root: every page router, the shared guards, and the page error model
 // (a refusal or bad input is an HTML page with the right status and a clear message; an unexpected
 // failure is a generic 500 page, with the details only in the log).
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { AppEnv } from "../context";
 import { ApiError, internalError } from "../lib/errors";
 import { assetRoutes } from "./assets/serve";
@@ -12,7 +12,8 @@ import { dkimPages } from "./dkim";
 import { domainPages } from "./domains";
 import { intelPages } from "./intel";
 import { frameOf, titleOf } from "./frame";
-import { loadSession, securityHeaders } from "./guard";
+import { CSP, loadSession, securityHeaders } from "./guard";
+import { sessionFromRequest } from "../services/accounts/sessions";
 import { MessagePage } from "./layout";
 import { oauthConsentPages } from "./oauth-consent";
 import { overviewPages } from "./overview";
@@ -79,4 +80,13 @@ export function pageRoutes() {
     return res;
   });
   return pages;
+}
+
+/** The 404 page for a path no route claims (the app's not-found handler calls it for browsers). */
+export async function pageNotFound(c: Context<AppEnv>): Promise<Response> {
+  c.set("signedIn", await sessionFromRequest(c.get("services"), c.req.raw).catch(() => null));
+  const res = await c.html(<MessagePage title="Not found" message="There is no page at this address." frame={await frameOf(c)} />, 404);
+  res.headers.set("Content-Security-Policy", CSP);
+  res.headers.set("Cache-Control", "no-store");
+  return res;
 }

@@ -312,3 +312,16 @@ describe("dev outbox", () => {
     expect(on.status).toBe(200);
   });
 });
+
+describe("unknown paths", () => {
+  it("answers a browser with a 404 page and an API client with the error envelope", async () => {
+    const page = await new Browser().fetch("/no-such-page", { headers: { accept: "text/html,application/xhtml+xml" } });
+    expect(page.status).toBe(404);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(await page.text()).toContain("There is no page at this address.");
+    const api = await call("/api/v1/no-such-thing", { headers: { accept: "text/html" } });
+    expect(api.status).toBe(404);
+    expect(await json(api)).toMatchObject({ code: "not_found" });
+  });
+});

@@ -12,7 +12,7 @@ header.top a{color:#e2e8f0;text-decoration:none}header.top .brand{font-weight:70
 header.top nav ul{display:flex;flex-wrap:wrap;gap:.25rem .9rem;list-style:none;margin:0;padding:0}
 header.top nav a[aria-current=page]{color:#fff;text-decoration:underline;text-underline-offset:4px}
 header.top .who{margin-left:auto;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}
-header.top select,header.top button{font:inherit;font-size:.9rem}
+header.top select,header.top button{font:inherit;font-size:.9rem}header.top select{width:auto;max-width:16rem}
 main{max-width:1100px;margin:0 auto;padding:1.25rem}
 h1{font-size:1.6rem;margin:.25rem 0 1rem}h2{font-size:1.2rem;margin:1.5rem 0 .6rem}
 .panel{background:var(--panel);border:1px solid var(--line);border-radius:var(--radius);padding:1rem 1.25rem;margin:0 0 1rem}
@@ -56,6 +56,11 @@ ul.findings{margin:.5rem 0 0;padding-left:1.1rem}ul.findings li{margin:.35rem 0}
 ol.fix-list{padding-left:1.2rem}ol.fix-list li{margin:0 0 1rem}
 ol.timeline{list-style:none;margin:0;padding:0;border-left:3px solid var(--line)}ol.timeline li{padding:.4rem 0 .6rem .9rem}
 .pager{display:flex;gap:1rem;align-items:center;margin-top:.75rem}
+.tabs{display:flex;gap:.25rem;flex-wrap:wrap;margin:0 0 1rem;border-bottom:1px solid var(--line)}.tabs a{padding:.45rem .9rem;border:1px solid transparent;border-bottom:none;border-radius:6px 6px 0 0;text-decoration:none}.tabs a[aria-current=page]{border-color:var(--line);background:var(--panel);font-weight:600}
+.filters{display:flex;flex-wrap:wrap;gap:.75rem;align-items:flex-end;margin:0 0 .75rem}.filters>div{flex:0 1 12rem}
+pre.payload{white-space:pre-wrap;word-break:break-all;max-height:28rem;overflow:auto;background:#f8fafc;border:1px solid var(--line);border-radius:6px;padding:.6rem}
+.checks{display:grid;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));gap:.25rem .75rem;border:none;padding:0;margin:0 0 .75rem}.checks label{display:flex;gap:.4rem;align-items:center;font-weight:400}
+.stat-row{display:flex;flex-wrap:wrap;gap:1rem}.stat-row>div{flex:1 1 9rem}.stat-row strong{display:block;font-size:1.4rem}
 .danger-zone{border-color:#fca5a5}.narrow-left{max-width:560px}
 .result-list{display:grid;gap:1rem}
 @media (max-width:640px){dl.fields{grid-template-columns:1fr}dl.fields dt{margin-top:.3rem}}
