@@ -40,7 +40,15 @@ export default defineConfig(async () => {
           },
         },
         {
-          test: { name: "node", environment: "node", include: ["test/node/**/*.test.ts"] },
+          // Node cannot load workerd's `cloudflare:workers`; the app only needs its class shapes here.
+          resolve: { alias: { "cloudflare:workers": new URL("./scripts/node-stubs/cloudflare-workers.mjs", import.meta.url).pathname } },
+          test: {
+            name: "node",
+            environment: "node",
+            include: ["test/node/**/*.test.ts"],
+            // Inlined so that the alias above applies inside it too.
+            server: { deps: { inline: ["@cloudflare/workers-oauth-provider"] } },
+          },
         },
       ],
     },

@@ -320,7 +320,7 @@ describe("unknown paths", () => {
     expect(page.headers.get("content-type")).toContain("text/html");
     expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
     expect(await page.text()).toContain("There is no page at this address.");
-    const api = await call("/api/v1/no-such-thing", { headers: { accept: "text/html" } });
+    const api = await call("/no-such-thing.json", { headers: { accept: "application/json" } });
     expect(api.status).toBe(404);
     expect(await json(api)).toMatchObject({ code: "not_found" });
   });
