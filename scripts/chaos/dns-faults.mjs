@@ -126,12 +126,9 @@ export async function runDnsFaults({ world, section, teamSize = 60, quiet = Prom
       await world.api(sharedTeam.full, "POST", `/domains/${sharedDomain.id}/check`);
       const list = await world.waitChecks(sharedTeam, sharedDomain.id, ++n);
       doh.setFault(null);
-      const part = q.name.startsWith("_dmarc.") ? "dmarc" : null;
-      section.check(
-        list?.[0]?.status === "completed" && (!part || list[0].stale_parts.includes(part)),
-        `${q.name} ${q.type} ${fault} (shared): check completes, ${part ?? "part"} stale`,
-        JSON.stringify(list?.[0]),
-      );
+      // The organizational-domain walk only matters when a domain has no record of its own, so a failed
+      // walk need not mark anything stale here; it must change nothing (no diff, alert or event below).
+      section.check(list?.[0]?.status === "completed", `${q.name} ${q.type} ${fault} (shared): the check completes`, JSON.stringify(list?.[0]));
     }
   }
   await world.api(sharedTeam.full, "POST", `/domains/${sharedDomain.id}/check`);

@@ -12,6 +12,9 @@ import { createValidator } from "./validate.mjs";
 const METHODS = ["get", "post", "put", "patch", "delete"];
 /** Read-only tokens may call these POSTs (docs/decisions.md D2: compute-only). */
 const COMPUTE_ONLY = new Set(["verifyDkim", "generateDkimKey", "checkEmails"]);
+/** Hostile strings for URLs: all but the 70,000-character one, which the platform refuses (431) before
+ *  the Worker runs (wrangler dev as the Cloudflare edge); bodies still get it. */
+const URL_HOSTILE = HOSTILE_STRINGS.filter((v) => v.length < 8000);
 const PATH_EXTRA = ["abc", "0", "-1", "01", "1e3", "1.0", "9".repeat(40), " 1", "0x1"];
 
 export function operations(doc) {
@@ -68,13 +71,13 @@ export function casesFor(doc, o, ids, seed, { transport = true } = {}) {
   for (const p of pathParams) {
     const values = [...boundaryValues(doc, p.schema), ...PATH_EXTRA].map(String).filter((v) => v !== "");
     for (const v of sample(fc.constantFrom(...values), 3, seed)) add("boundary", `path ${p.name}=${short(v)}`, { pathValues: { ...validPath, [p.name]: v } });
-    for (const v of sample(fc.constantFrom(...HOSTILE_STRINGS), 2, seed + 7))
+    for (const v of sample(fc.constantFrom(...URL_HOSTILE), 2, seed + 7))
       add("hostile", `path ${p.name}=${short(v)}`, { pathValues: { ...validPath, [p.name]: v } });
   }
   for (const p of queryParams) {
     for (const v of sample(fc.constantFrom(...boundaryValues(doc, p.schema)), 2, seed))
       add("boundary", `query ${p.name}=${short(v)}`, { query: { ...validQuery(), [p.name]: v } });
-    for (const v of sample(fc.constantFrom(...HOSTILE_STRINGS), 2, seed + 3))
+    for (const v of sample(fc.constantFrom(...URL_HOSTILE), 2, seed + 3))
       add("hostile", `query ${p.name}=${short(v)}`, { query: { ...validQuery(), [p.name]: v } });
     add("hostile", `query ${p.name} repeated`, { query: { ...validQuery(), [p.name]: ["1", "2"] } });
   }
@@ -131,9 +134,12 @@ const short = (v) => {
   return t.length > 40 ? `${t.slice(0, 37)}…(${t.length})` : t;
 };
 
+/** Percent-encodes any string, lone surrogates included (as U+FFFD: a URL carries UTF-8 only). */
+export const encodeSegment = (v) => encodeURIComponent(String(v).toWellFormed());
+
 function urlFor(o, pathValues, query) {
   let p = o.path;
-  for (const [k, v] of Object.entries(pathValues)) p = p.replace(`{${k}}`, encodeURIComponent(String(v)));
+  for (const [k, v] of Object.entries(pathValues)) p = p.replace(`{${k}}`, encodeSegment(v));
   const qs = new URLSearchParams();
   for (const [k, v] of Object.entries(query ?? {})) {
     if (v === undefined) continue;

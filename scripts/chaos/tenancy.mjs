@@ -3,11 +3,11 @@
 // (docs/decisions.md D1: another team's id is never revealed), and the owner's state, read through
 // every GET operation before and after, must be unchanged.
 import { call, isErrorEnvelope } from "./lib.mjs";
-import { casesFor, operations } from "./fuzz.mjs";
+import { casesFor, encodeSegment, operations } from "./fuzz.mjs";
 
 function urlOf(path, values, query) {
   let p = path;
-  for (const [k, v] of Object.entries(values)) p = p.replace(`{${k}}`, encodeURIComponent(String(v)));
+  for (const [k, v] of Object.entries(values)) p = p.replace(`{${k}}`, encodeSegment(v));
   const qs = new URLSearchParams(Object.entries(query ?? {}).map(([k, v]) => [k, String(v)])).toString();
   return qs ? `${p}?${qs}` : p;
 }
@@ -20,7 +20,8 @@ async function snapshot(base, doc, owner, seed) {
     if (o.params.some((p) => p.in === "query" && p.required)) continue; // lookups, not owned state
     const c = casesFor(doc, o, owner.ids, seed, { transport: false })[0];
     const res = await call(base, "GET", urlOf(o.path, c.pathValues, {}), { token: owner.full });
-    out[o.path] = { status: res.status, body: res.json };
+    const { request_id: _id, ...body } = res.json ?? {};
+    out[o.path] = { status: res.status, body };
   }
   return out;
 }
