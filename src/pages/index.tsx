@@ -7,6 +7,7 @@ import type { AppEnv } from "../context";
 import { ApiError, internalError } from "../lib/errors";
 import { assetRoutes } from "./assets/serve";
 import { agentAccessPages } from "./agent-access";
+import { alertPages } from "./alerts";
 import { devOutboxPages } from "./dev-outbox";
 import { dkimPages } from "./dkim";
 import { domainPages } from "./domains";
@@ -44,6 +45,8 @@ export const PAGE_PATHS = [
   "/dkim/*",
   "/intel",
   "/intel/*",
+  "/alerts",
+  "/alerts/*",
 ];
 
 export function pageRoutes() {
@@ -62,6 +65,7 @@ export function pageRoutes() {
   pages.route("/", domainPages());
   pages.route("/", dkimPages());
   pages.route("/", intelPages());
+  pages.route("/", alertPages());
   pages.onError(async (error, c) => {
     const known = error instanceof ApiError ? error : null;
     if (!known)
