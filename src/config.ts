@@ -1,4 +1,5 @@
 // Validated settings from vars and secrets (README "Settings"). Read once per request or batch.
+import { parseResolverList } from "./core/dns/doh-resolver";
 import type { Env } from "./env";
 
 export interface Config {
@@ -19,7 +20,6 @@ export interface Config {
   devOutbox: boolean;
 }
 
-const DEFAULT_RESOLVERS = ["https://cloudflare-dns.com/dns-query", "https://dns.google/dns-query"];
 const flag = (v: string | undefined) => v?.trim().toLowerCase() === "true";
 const nonEmpty = (v: string | undefined) => (v && v.trim() !== "" ? v.trim() : null);
 
@@ -28,12 +28,8 @@ export const MIN_ADMIN_TOKEN_LENGTH = 32;
 
 export function loadConfig(env: Env): Config {
   const admin = nonEmpty(env.ADMIN_TOKEN);
-  const resolvers = (env.DOH_RESOLVERS ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter((s) => /^https?:\/\//.test(s));
   return {
-    dohResolvers: resolvers.length > 0 ? resolvers : DEFAULT_RESOLVERS,
+    dohResolvers: parseResolverList(env.DOH_RESOLVERS),
     webhookAllowPrivate: flag(env.WEBHOOK_ALLOW_PRIVATE),
     webhookAllowInsecure: flag(env.WEBHOOK_ALLOW_INSECURE),
     reportDomain: nonEmpty(env.REPORT_DOMAIN) ?? "reports.emailauth.example",
