@@ -19,7 +19,7 @@ import { CsrfField, Layout, Notice } from "./layout";
 import { idParam } from "./params";
 import { PasteFixes, PostureParts } from "./posture-parts";
 
-/** Seconds between reloads while a check is pending: a check takes a few seconds (docs/decisions.md D7). */
+/** Seconds between reloads while a check is pending (docs/decisions.md D35). */
 const REFRESH_SECONDS = 3;
 const HISTORY_POINTS = 200;
 const DIFFS_SHOWN = 50;
