@@ -1,10 +1,12 @@
 // DKIM header and body canonicalization (RFC 6376 §3.4) and the signed header data (§3.7, §5.4). No I/O.
+import { canonBodyOctets } from "./body-canon";
 import { encodeText } from "./bytes";
 import type { Canon } from "./signature";
 import type { HeaderField } from "./message";
 
-// All functions work on whole strings with native regular expressions (no per-character loops or
-// concatenation) so a 1 MB body costs a few linear passes.
+// Header functions work on the (small) header strings. canonBody is the string form of the body
+// rules, kept as the readable reference; verification and signing use the octet form in
+// body-canon.ts, which the tests check against it.
 
 /** §3.4.1 simple: the field exactly as it appeared, with its CRLF. */
 export const canonHeaderSimple = (h: HeaderField): string => `${h.raw}\r\n`;
@@ -40,7 +42,7 @@ export function canonBody(body: string, c: Canon): string {
 
 /** The canonical body as octets, cut to l= when present (§3.4.5). `available` is the full length. */
 export function canonBodyBytes(body: string, c: Canon, limit: number | null, binary = false): { bytes: Uint8Array; available: number } {
-  const bytes = encodeText(canonBody(body, c), binary);
+  const bytes = canonBodyOctets(encodeText(body, binary), c);
   if (limit === null || limit >= bytes.length) return { bytes, available: bytes.length };
   return { bytes: bytes.subarray(0, limit), available: bytes.length };
 }

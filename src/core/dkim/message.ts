@@ -1,5 +1,6 @@
 // Splits a raw RFC 5322 message into header fields and body, and extracts the From domain. No I/O.
-import { bytesToBinary } from "./bytes";
+import { bytesToBinary, utf8 } from "./bytes";
+import { hasLf, wordView } from "./words";
 
 export interface HeaderField {
   /** Field name as written (without trailing WSP before the colon). */
@@ -14,7 +15,10 @@ export interface HeaderField {
 
 export interface ParsedMessage {
   headers: HeaderField[];
-  body: string;
+  /** The body octets after CRLF normalization (a view into the message, not a copy). */
+  bodyBytes: Uint8Array;
+  /** The body as text (a binary string for byte input), decoded on first use; verification never needs it. */
+  readonly body: string;
   /** True when bare LF line ends were rewritten to CRLF (see normalizeLineEndings). */
   normalized: boolean;
   /** Header lines that were neither a field nor a continuation (ignored). */
@@ -23,32 +27,83 @@ export interface ParsedMessage {
   binary: boolean;
 }
 
+const CR = 13;
+const LF = 10;
+
 /**
  * DKIM is computed over the SMTP wire form, where every line ends in CRLF (RFC 5322 §2.1,
  * RFC 6376 §5.3 "convert to the SMTP-native form"). Messages stored on Unix or pasted into a
  * form often use bare LF, so any bare LF is rewritten to CRLF before anything else. A message
- * that already uses CRLF throughout is returned unchanged (a fast check, no copy).
+ * that already uses CRLF throughout is returned unchanged (a scan of its LFs, no copy).
  */
-export function normalizeLineEndings(raw: string): { text: string; normalized: boolean } {
-  if (!/(^|[^\r])\n/.test(raw)) return { text: raw, normalized: false };
-  return { text: raw.replace(/\r?\n/g, "\r\n"), normalized: true };
+export function normalizeLineEndings(raw: Uint8Array): { bytes: Uint8Array; normalized: boolean } {
+  const bare = countBareLf(raw);
+  if (bare === 0) return { bytes: raw, normalized: false };
+  const out = new Uint8Array(raw.length + bare);
+  let o = 0;
+  let from = 0;
+  for (let i = raw.indexOf(LF); i >= 0; i = raw.indexOf(LF, i + 1)) {
+    if (i !== 0 && raw[i - 1] === CR) continue;
+    out.set(raw.subarray(from, i), o);
+    o += i - from;
+    out[o++] = CR;
+    from = i; // the LF itself is copied with the next span
+  }
+  out.set(raw.subarray(from), o);
+  return { bytes: out, normalized: true };
 }
 
-/** Accepts the message as text (encoded back as UTF-8) or, preferably, as the raw octets. */
+/** LFs not preceded by CR; words without an LF are skipped four octets at a time (words.ts). */
+function countBareLf(b: Uint8Array): number {
+  const view = wordView(b);
+  const n = b.length;
+  let bare = 0;
+  let i = 0;
+  if (view !== null) {
+    const { words, start } = view;
+    for (; i < start; i++) if (b[i] === LF && (i === 0 || b[i - 1] !== CR)) bare++;
+    for (let w = 0; w < words.length; w++) {
+      if (!hasLf(words[w] as number)) continue;
+      const at = start + w * 4;
+      for (let k = at; k < at + 4; k++) if (b[k] === LF && (k === 0 || b[k - 1] !== CR)) bare++;
+    }
+    i = view.end;
+  }
+  for (; i < n; i++) if (b[i] === LF && (i === 0 || b[i - 1] !== CR)) bare++;
+  return bare;
+}
+
+/** Offset of the first CRLF CRLF (the end of the header block), or -1. */
+function headerEnd(b: Uint8Array): number {
+  for (let i = b.indexOf(LF); i >= 0; i = b.indexOf(LF, i + 1)) {
+    if (i >= 3 && b[i - 1] === CR && b[i - 2] === LF && b[i - 3] === CR) return i - 3;
+  }
+  return -1;
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+
+/**
+ * Accepts the message as text (encoded as UTF-8, how the octets were received) or, preferably, as
+ * the raw octets. Everything is located on the octets; only the header block becomes text.
+ */
 export function parseMessage(input: string | Uint8Array): ParsedMessage {
   const binary = typeof input !== "string";
-  const { text, normalized } = normalizeLineEndings(binary ? bytesToBinary(input) : input);
-  let headerBlock: string;
-  let body: string;
-  if (text.startsWith("\r\n")) {
-    headerBlock = "";
-    body = text.slice(2);
+  const { bytes, normalized } = normalizeLineEndings(binary ? input : utf8(input));
+  let split: number;
+  let bodyStart: number;
+  if (bytes[0] === CR && bytes[1] === LF) {
+    split = 0;
+    bodyStart = 2;
   } else {
-    const sep = text.indexOf("\r\n\r\n");
+    const sep = headerEnd(bytes);
     // No empty line: the whole message is header (RFC 5322 §2.1: the body is optional).
-    headerBlock = sep < 0 ? text : text.slice(0, sep);
-    body = sep < 0 ? "" : text.slice(sep + 4);
+    split = sep < 0 ? bytes.length : sep;
+    bodyStart = sep < 0 ? bytes.length : sep + 4;
   }
+  const decode = (b: Uint8Array) => (binary ? bytesToBinary(b) : UTF8.decode(b));
+  const headerBlock = decode(bytes.subarray(0, split));
+  const bodyBytes = bytes.subarray(bodyStart);
   const headers: HeaderField[] = [];
   let malformed = 0;
   const lines = headerBlock === "" ? [] : headerBlock.split("\r\n");
@@ -70,7 +125,18 @@ export function parseMessage(input: string | Uint8Array): ParsedMessage {
     }
   }
   flush();
-  return { headers, body, normalized, malformed, binary };
+  let body: string | null = null;
+  return {
+    headers,
+    bodyBytes,
+    get body() {
+      body ??= decode(bodyBytes);
+      return body;
+    },
+    normalized,
+    malformed,
+    binary,
+  };
 }
 
 export type FromDomain = { domain: string; reason: null } | { domain: null; reason: string };

@@ -1,7 +1,8 @@
 // Produces a DKIM-Signature for a raw message (RFC 6376 §5) with WebCrypto. No I/O. Test aid and future signer.
 import { err, ok, type Result } from "../types";
-import { base64Encode, encodeText, fromPem, sha } from "./bytes";
-import { canonBodyBytes, signedHeaderData } from "./canonicalize";
+import { BodyHashes } from "./body-canon";
+import { base64Encode, encodeText, fromPem } from "./bytes";
+import { signedHeaderData } from "./canonicalize";
 import { importPrivateKey, signData } from "./crypto";
 import { parseMessage, type HeaderField } from "./message";
 import type { Canon, SigAlgorithm } from "./signature";
@@ -60,8 +61,7 @@ export async function signMessage(raw: string | Uint8Array, o: SignOptions): Pro
   const names = o.headers ?? [...DEFAULT_HEADERS.filter((h) => present.has(h)), "from"];
   if (!names.some((h) => h.toLowerCase() === "from")) return err("h= must include From (RFC 6376 §5.4)");
 
-  const { bytes } = canonBodyBytes(msg.body, bc, o.bodyLength ?? null, msg.binary);
-  const bh = base64Encode(await sha(hash === "sha1" ? "SHA-1" : "SHA-256", bytes));
+  const bh = base64Encode((await new BodyHashes(msg.bodyBytes).hash(bc, hash, o.bodyLength ?? null)).hash);
   const t = o.timestamp === undefined ? Math.floor(Date.now() / 1000) : o.timestamp;
   const tags = [
     "v=1",

@@ -1,8 +1,9 @@
 // Verifies one DKIM-Signature from scratch (RFC 6376 §6.1); DNS I/O only through the injected Resolver.
 import type { Resolver } from "../dns/types";
-import { base64Decode, base64Encode, encodeText, sha } from "./bytes";
-import { canonBodyBytes, signedHeaderData } from "./canonicalize";
-import { verifySignature } from "./crypto";
+import type { BodyHashes } from "./body-canon";
+import { base64Decode, base64Encode, encodeText } from "./bytes";
+import { signedHeaderData } from "./canonicalize";
+import { type KeyImports, verifySignature } from "./crypto";
 import { analyzeKey } from "./key";
 import { looksLikeKeyRecord, parseKeyRecord } from "./key-record";
 import type { HeaderField, ParsedMessage } from "./message";
@@ -35,14 +36,13 @@ export interface SignatureReport {
 /** Clock skew tolerated before a t= in the future makes the signature unusable. */
 export const FUTURE_SKEW_SECONDS = 300;
 
-export type BodyHashCache = Map<string, Promise<{ hash: Uint8Array; available: number; used: number }>>;
-
 export async function verifyOneSignature(
   field: HeaderField,
   msg: ParsedMessage,
   resolver: Resolver,
   now: Date,
-  cache: BodyHashCache,
+  bodies: BodyHashes,
+  keys: KeyImports,
 ): Promise<SignatureReport> {
   const r: SignatureReport = {
     domain: null,
@@ -85,16 +85,8 @@ export async function verifyOneSignature(
   r.detail.fromSignedCount = sig.headers.filter((h) => h.toLowerCase() === "from").length;
 
   // Body hash first: it needs no key and tells the user whether the body was altered (§3.7).
-  const bodyKey = `${sig.bodyCanon}/${sig.hash}/${sig.length ?? ""}`;
-  let body = cache.get(bodyKey);
-  if (!body) {
-    body = (async () => {
-      const { bytes, available } = canonBodyBytes(msg.body, sig.bodyCanon, sig.length, msg.binary);
-      return { hash: await sha(sig.hash === "sha1" ? "SHA-1" : "SHA-256", bytes), available, used: bytes.length };
-    })();
-    cache.set(bodyKey, body);
-  }
-  const bh = await body;
+  // Signatures with the same (c=, a=, l=) share one digest (docs/decisions.md D50).
+  const bh = await bodies.hash(sig.bodyCanon, sig.hash, sig.length);
   const lengthTooLong = sig.length !== null && sig.length > bh.available;
   if (sig.length !== null) r.detail.unsignedBodyBytes = Math.max(0, bh.available - sig.length);
   r.body_hash = !lengthTooLong && base64Encode(bh.hash) === sig.bodyHash ? "pass" : "fail";
@@ -137,7 +129,7 @@ export async function verifyOneSignature(
 
   const sigBytes = base64Decode(sig.signature);
   const data = encodeText(signedHeaderData(msg.headers, sig.headers, field, sig.headerCanon), msg.binary);
-  const valid = sigBytes !== null && (await verifySignature(analysis.material, sig.hash, sigBytes, data));
+  const valid = sigBytes !== null && (await verifySignature(analysis.material, sig.hash, sigBytes, data, keys));
 
   if (lengthTooLong) return done("fail", `l=${sig.length} is longer than the canonicalized body (${bh.available} bytes)`);
   // §6.1.3 calls this PERMFAIL "body hash did not verify"; RFC 8601 "fail" fits (mailauth says neutral).

@@ -1,7 +1,9 @@
 // Verifies every DKIM-Signature of a raw message and summarises the outcome; DNS I/O via the Resolver port.
 import type { Resolver } from "../dns/types";
 import { extractFromDomain, parseMessage } from "./message";
-import { verifyOneSignature, type BodyHashCache, type DkimResult, type SignatureReport } from "./verify-signature";
+import { BodyHashes } from "./body-canon";
+import type { KeyImports } from "./crypto";
+import { verifyOneSignature, type DkimResult, type SignatureReport } from "./verify-signature";
 
 export type { DkimResult, SignatureReport } from "./verify-signature";
 
@@ -48,9 +50,11 @@ export async function verifyMessage(raw: string | Uint8Array, deps: VerifyDeps):
   if (all.length > MAX_SIGNATURES) warnings.push(`${all.length} DKIM-Signature fields; only the first ${MAX_SIGNATURES} were verified`);
   if (fields.length === 0) return { result: "none", from_domain: from.domain, aligned: false, signatures: [], warnings };
 
-  const cache: BodyHashCache = new Map();
+  // Per message: each body hash and each imported key is computed once and shared (docs/decisions.md D50).
+  const bodies = new BodyHashes(msg.bodyBytes);
+  const keys: KeyImports = new Map();
   // Each signature is independent (§6.1): a failure of one never affects another.
-  const reports = await Promise.all(fields.map((f) => verifyOneSignature(f, msg, deps.resolver, deps.now, cache)));
+  const reports = await Promise.all(fields.map((f) => verifyOneSignature(f, msg, deps.resolver, deps.now, bodies, keys)));
 
   const orgCache = new Map<string, Promise<string | null>>();
   const org = (d: string) => {
