@@ -1,0 +1,241 @@
+// `npm run test:mutation`: cuts the wires the suite is meant to guard and requires a failure for each.
+// Every mutation below is one exact text replacement in one source file, with the test files that
+// must catch it. The repository is copied once to a temporary folder (node_modules symlinked, never
+// copied); each mutation is applied there, ONLY its listed test files run, and the file is restored.
+// A mutation whose tests still pass "survived": the run prints a table and exits 1. How to add one:
+// docs/testing.md. Run it under the shared test lock: `flock /tmp/test.lock npm run test:mutation`.
+//
+// Options: --only <name,name>  run some mutations;  --list  print them;  --no-baseline  skip the
+// unmutated run of every listed test file (which must pass, or every mutation would look killed).
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dirname, "..");
+
+/** @type {Array<{ name: string; file: string; from: string; to: string; tests: string[] }>} */
+export const MUTATIONS = [
+  {
+    name: "checks consumer unplugged from the exported queue handler",
+    file: "src/queues/index.ts",
+    from: `case "emailauth-checks":\n      return consumeChecks(batch, createServices(env));`,
+    to: `case "emailauth-checks":\n      return;`,
+    tests: ["test/entry/queue.test.ts"],
+  },
+  {
+    name: "deliveries consumer unplugged from the exported queue handler",
+    file: "src/queues/index.ts",
+    from: `case "emailauth-deliveries":\n      return handleDeliveriesQueue(batch, env);`,
+    to: `case "emailauth-deliveries":\n      return;`,
+    tests: ["test/entry/queue.test.ts"],
+  },
+  {
+    name: "a failed check is acked instead of retried",
+    file: "src/queues/checks.ts",
+    from: "message.retry({ delaySeconds: Math.min(300, 30 * message.attempts) });",
+    to: "message.ack();",
+    tests: ["test/entry/queue.test.ts"],
+  },
+  {
+    name: "a failed check is retried without its backoff",
+    file: "src/queues/checks.ts",
+    from: "Math.min(300, 30 * message.attempts)",
+    to: "30",
+    tests: ["test/entry/queue.test.ts"],
+  },
+  {
+    name: "a failed deliveries message is acked instead of retried",
+    file: "src/queues/deliveries.ts",
+    from: `message.retry({ delaySeconds: 30 });`,
+    to: `message.ack();`,
+    tests: ["test/entry/queue.test.ts"],
+  },
+  {
+    name: "the checks dead-letter consumer retries instead of acking",
+    file: "src/queues/checks.ts",
+    from: `log("error", "check message dead-lettered", { id: message.id, attempts: message.attempts, body: message.body });\n    message.ack();`,
+    to: `log("error", "check message dead-lettered", { id: message.id, attempts: message.attempts, body: message.body });\n    message.retry();`,
+    tests: ["test/entry/queue.test.ts"],
+  },
+  {
+    name: "the deliveries dead-letter consumer retries instead of acking",
+    file: "src/queues/deliveries.ts",
+    from: "body: message.body }));\n    message.ack();",
+    to: "body: message.body }));\n    message.retry();",
+    tests: ["test/entry/queue.test.ts"],
+  },
+  {
+    name: "a batch from an unknown queue is dropped silently",
+    file: "src/queues/index.ts",
+    from: "throw new Error(`no consumer for queue $" + "{batch.queue}`);",
+    to: "return;",
+    tests: ["test/entry/queue.test.ts"],
+  },
+  {
+    name: "a malformed check message is retried forever instead of dropped",
+    file: "src/queues/checks.ts",
+    from: `log("error", "malformed check message dropped", { id: message.id, issues: parsed.error.issues.length });\n      message.ack();`,
+    to: `log("error", "malformed check message dropped", { id: message.id, issues: parsed.error.issues.length });\n      message.retry();`,
+    tests: ["test/entry/queue.test.ts"],
+  },
+  {
+    name: "a cron job removed from the schedule table",
+    file: "src/cron/index.ts",
+    from: `    { name: "retry-sweep", run: sweepRetries },\n`,
+    to: "",
+    tests: ["test/entry/scheduled.test.ts"],
+  },
+  {
+    name: "the scheduled handler runs the wrong schedule's jobs",
+    file: "src/cron/index.ts",
+    from: "const jobs = SCHEDULES[controller.cron];",
+    to: "const jobs = SCHEDULES[EVERY_MINUTE];",
+    tests: ["test/entry/scheduled.test.ts"],
+  },
+  {
+    name: "one failing cron job stops the others",
+    file: "src/cron/index.ts",
+    from: "const results = await Promise.allSettled(jobs.map((job) => job.run(svc)));",
+    to: "for (const job of jobs) await job.run(svc);\n  const results: PromiseSettledResult<unknown>[] = [];",
+    tests: ["test/entry/scheduled.test.ts"],
+  },
+  {
+    name: "the constant-time comparison ignores the last character",
+    file: "src/lib/crypto.ts",
+    from: "for (let i = 0; i < Math.max(ab.length, bb.length); i++)",
+    to: "for (let i = 0; i < Math.max(ab.length, bb.length) - 1; i++)",
+    tests: ["test/security/near-miss.test.ts"],
+  },
+  {
+    name: "the 500 handler returns the exception text",
+    file: "src/app.ts",
+    from: "return errorResponse(c, internalError());",
+    to: `return errorResponse(c, new ApiError(500, "internal_error", String(error)));`,
+    // The generic 500 is probed through the real fetch export next to the near-miss tests.
+    tests: ["test/security/near-miss.test.ts"],
+  },
+  {
+    name: "the write-scope check removed",
+    file: "src/services/context.ts",
+    from: `if (ctx.scope !== "full") throw forbidden(`,
+    to: `if (ctx.scope === ("never" as string)) throw forbidden(`,
+    tests: ["test/services/service-context.test.ts", "test/security/scopes.test.ts"],
+  },
+  {
+    name: "the team filter removed from the domain lookup",
+    file: "src/services/domains/get-domain.ts",
+    from: "where: and(eq(domains.id, domainId), eq(domains.teamId, teamId))",
+    to: "where: and(eq(domains.id, domainId))",
+    tests: ["test/routes/domains/domains.test.ts"],
+  },
+  {
+    name: "the email handler skips setReject",
+    file: "src/email/index.ts",
+    from: "const reject = (reason: string) => message.setReject(smtpReason(reason));",
+    to: "const reject = (_reason: string) => undefined;",
+    tests: ["test/entry/email.test.ts"],
+  },
+  {
+    name: "the email handler swallows a transient failure instead of throwing",
+    file: "src/email/index.ts",
+    from: "    // A transient failure (D1, or a copy being ingested concurrently): throwing makes the sending MTA see a temporary error and retry.\n    throw error;",
+    to: "    return;",
+    tests: ["test/entry/email.test.ts"],
+  },
+  {
+    name: "the rate limit admits one request too many",
+    file: "src/durable-objects/rate-limiter.ts",
+    from: "if (minute.count >= limits.perMinute) {",
+    to: "if (minute.count > limits.perMinute) {",
+    tests: ["test/middleware/rate-limit.test.ts"],
+  },
+];
+
+const args = process.argv.slice(2);
+const flag = (name) => args.includes(name);
+const onlyIdx = args.indexOf("--only");
+const only = onlyIdx >= 0 ? (args[onlyIdx + 1] ?? "").split(",").map((s) => s.trim().toLowerCase()) : null;
+const chosen = only ? MUTATIONS.filter((m) => only.some((o) => m.name.toLowerCase().includes(o))) : MUTATIONS;
+
+if (flag("--list")) {
+  for (const m of MUTATIONS) console.log(`${m.name}\n    ${m.file} -> ${m.tests.join(" ")}`);
+  process.exit(0);
+}
+if (chosen.length === 0) {
+  console.error("no mutation matches --only");
+  process.exit(2);
+}
+
+/** The working copy: everything but node_modules, VCS data, local state and build output. */
+function makeCopy() {
+  const dir = mkdtempSync(join(tmpdir(), "mutation-"));
+  const skip = new Set(["node_modules", ".git", ".wrangler", "dist", ".dev.vars"]);
+  cpSync(ROOT, dir, {
+    recursive: true,
+    filter: (src) => {
+      const rel = relative(ROOT, src);
+      return rel === "" || !skip.has(rel.split("/")[0] ?? "");
+    },
+  });
+  symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
+  return dir;
+}
+
+function runTests(dir, files) {
+  const started = Date.now();
+  const res = spawnSync(join(dir, "node_modules/.bin/vitest"), ["run", "--project", "workers", ...files], {
+    cwd: dir,
+    encoding: "utf8",
+    env: { ...process.env, CI: "1", FORCE_COLOR: "0" },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { ok: res.status === 0, seconds: (Date.now() - started) / 1000, output: `${res.stdout ?? ""}${res.stderr ?? ""}` };
+}
+
+const count = (text, part) => text.split(part).length - 1;
+
+const dir = makeCopy();
+let exitCode = 0;
+try {
+  // Every mutation must apply exactly once: a stale one (the source moved on) is an error, not a pass.
+  for (const m of chosen) {
+    const n = count(readFileSync(join(dir, m.file), "utf8"), m.from);
+    if (n !== 1) throw new Error(`mutation "${m.name}": expected its text once in ${m.file}, found ${n} times`);
+  }
+  if (!flag("--no-baseline")) {
+    const files = [...new Set(chosen.flatMap((m) => m.tests))];
+    const base = runTests(dir, files);
+    console.log(`baseline (no mutation): ${files.length} test files, ${base.ok ? "pass" : "FAIL"}, ${base.seconds.toFixed(0)} s`);
+    if (!base.ok) {
+      console.log(base.output.split("\n").slice(-60).join("\n"));
+      throw new Error("the unmutated tests fail: fix them first (every mutation would look killed)");
+    }
+  }
+  const rows = [];
+  for (const m of chosen) {
+    const path = join(dir, m.file);
+    const original = readFileSync(path, "utf8");
+    writeFileSync(path, original.replace(m.from, m.to));
+    try {
+      const r = runTests(dir, m.tests);
+      rows.push({ name: m.name, files: m.tests.join(", "), killed: !r.ok, seconds: r.seconds });
+      console.log(`${r.ok ? "SURVIVED" : "killed  "} ${m.name} (${r.seconds.toFixed(0)} s)`);
+    } finally {
+      writeFileSync(path, original);
+    }
+  }
+  const w = Math.max(...rows.map((r) => r.name.length), 8);
+  console.log(`\n${"mutation".padEnd(w)} | result   | seconds | files run`);
+  console.log(`${"-".repeat(w)}-|----------|---------|----------`);
+  for (const r of rows) console.log(`${r.name.padEnd(w)} | ${r.killed ? "killed  " : "SURVIVED"} | ${r.seconds.toFixed(0).padStart(7)} | ${r.files}`);
+  const survived = rows.filter((r) => !r.killed);
+  console.log(`\n${rows.length - survived.length} of ${rows.length} mutations killed.`);
+  if (survived.length > 0) exitCode = 1;
+} catch (error) {
+  console.error(String(error instanceof Error ? error.message : error));
+  exitCode = 2;
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(exitCode);
