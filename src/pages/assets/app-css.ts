@@ -48,7 +48,7 @@ pre{background:#0f172a;color:#e2e8f0;padding:.75rem;border-radius:6px;overflow-x
 .title-row{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:.75rem}.title-row h1{margin:.25rem 0}
 .copyable{display:flex;gap:.5rem;align-items:flex-start;margin:.25rem 0}.copyable code{flex:1 1 auto;min-width:0;background:#f1f5f9;border:1px solid var(--line);padding:.3rem .5rem;border-radius:6px;word-break:break-all;white-space:pre-wrap}
 button.small-button{min-height:2.25rem;padding:.3rem .7rem;font-size:.85rem;flex:0 0 auto}
-ul.plain{list-style:none;margin:0;padding:0}.wrap{word-break:break-all}
+ul.plain{list-style:none;margin:0;padding:0}.wrap{word-break:break-all}h1,h2,h3{overflow-wrap:anywhere}a.button{overflow-wrap:anywhere;max-width:100%}
 dl.fields{display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1rem;margin:.5rem 0}dl.fields dt{font-weight:600;color:var(--muted)}dl.fields dd{margin:0;min-width:0}
 dl.fields.compact{font-size:.9rem;gap:.2rem .8rem}.pairs{display:inline}.pair{display:inline-block;margin-right:.75rem}
 .parts{display:grid;gap:1rem}.part{border:1px solid var(--line);border-radius:6px;padding:.75rem 1rem}.part h3{margin:0 0 .5rem;font-size:1.05rem}
