@@ -8,6 +8,8 @@ import { ApiError, internalError } from "../lib/errors";
 import { assetRoutes } from "./assets/serve";
 import { agentAccessPages } from "./agent-access";
 import { alertPages } from "./alerts";
+import { webhookPages } from "./webhooks";
+import { webhookEndpointPages } from "./webhooks-endpoint";
 import { devOutboxPages } from "./dev-outbox";
 import { dkimPages } from "./dkim";
 import { domainPages } from "./domains";
@@ -47,6 +49,8 @@ export const PAGE_PATHS = [
   "/intel/*",
   "/alerts",
   "/alerts/*",
+  "/webhooks",
+  "/webhooks/*",
 ];
 
 export function pageRoutes() {
@@ -66,6 +70,8 @@ export function pageRoutes() {
   pages.route("/", dkimPages());
   pages.route("/", intelPages());
   pages.route("/", alertPages());
+  pages.route("/", webhookPages());
+  pages.route("/", webhookEndpointPages());
   pages.onError(async (error, c) => {
     const known = error instanceof ApiError ? error : null;
     if (!known)
