@@ -24,8 +24,8 @@ const eventually = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 
  * max_retries and the dead-letter routing stay the broker's own.
  */
 function compressRetryDelays() {
-  const requested: Array<{ queue: string; attempts: number; delaySeconds: number | undefined }> = [];
-  const acked: Array<{ queue: string; id: string }> = [];
+  const requested: Array<{ queue: string; attempts: number; delaySeconds: number | undefined; body: unknown }> = [];
+  const acked: Array<{ queue: string; id: string; body: unknown }> = [];
   const original = worker.queue;
   const spy = vi.spyOn(worker, "queue").mockImplementation(async (batch, e, ctx) => {
     const messages = batch.messages.map((m) => ({
@@ -42,11 +42,11 @@ function compressRetryDelays() {
         return m.timestamp;
       },
       ack: () => {
-        acked.push({ queue: batch.queue, id: m.id });
+        acked.push({ queue: batch.queue, id: m.id, body: m.body });
         m.ack();
       },
       retry: (o?: QueueRetryOptions) => {
-        requested.push({ queue: batch.queue, attempts: m.attempts, delaySeconds: o?.delaySeconds });
+        requested.push({ queue: batch.queue, attempts: m.attempts, delaySeconds: o?.delaySeconds, body: m.body });
         m.retry({ delaySeconds: 0 });
       },
     }));
@@ -103,17 +103,26 @@ describe("emailauth-checks through the real queue", () => {
     // A full batch (max_batch_size 10) is dispatched at once instead of after max_batch_timeout.
     const ids = Array.from({ length: 10 }, (_, i) => `chk_dlq_${domain.id}_${i}`);
     await env.CHECKS_QUEUE.sendBatch(ids.map((check_id) => ({ body: { domain_id: domain.id, check_id, trigger: "manual" } })));
-    await eventually(async () => expect(dead.map((l) => (l.body as { check_id: string }).check_id).sort()).toEqual([...ids].sort()));
+    // Only this test's messages count: other test files' messages may reach the same consumers.
+    const ours = (body: unknown) => ids.includes((body as { check_id?: string } | null)?.check_id ?? "");
+    await eventually(async () =>
+      expect(
+        dead
+          .filter((l) => ours(l.body))
+          .map((l) => (l.body as { check_id: string }).check_id)
+          .sort(),
+      ).toEqual([...ids].sort()),
+    );
     // max_retries = 5: six attempts, each ending in a retry with the consumer's growing delay; the broker
     // moves the message to the dead-letter queue after the sixth.
-    const mine = requested.filter((r) => r.queue === "emailauth-checks");
+    const mine = requested.filter((r) => r.queue === "emailauth-checks" && ours(r.body));
     expect(mine).toHaveLength(60);
     expect([...new Set(mine.map((r) => `${r.attempts}:${r.delaySeconds}`))].sort()).toEqual(["1:30", "2:60", "3:90", "4:120", "5:150", "6:180"]);
     // The dead-letter consumer logs each message (its first attempt on that queue) and acks it.
-    for (const l of dead) expect(l).toMatchObject({ level: "error", msg: "check message dead-lettered", attempts: 1 });
-    await eventually(async () => expect(acked.filter((a) => a.queue === "emailauth-checks-dlq")).toHaveLength(10));
+    for (const l of dead.filter((x) => ours(x.body))) expect(l).toMatchObject({ level: "error", msg: "check message dead-lettered", attempts: 1 });
+    await eventually(async () => expect(acked.filter((a) => a.queue === "emailauth-checks-dlq" && ours(a.body))).toHaveLength(10));
     expect(
-      acked.filter((a) => a.queue === "emailauth-checks"),
+      acked.filter((a) => a.queue === "emailauth-checks" && ours(a.body)),
       "never acked on the main queue",
     ).toEqual([]);
     expect(await env.DB.prepare("SELECT count(*) AS n FROM checks WHERE domain_id = ?").bind(domain.id).first("n")).toBe(0);
@@ -152,15 +161,22 @@ describe("emailauth-deliveries through the real queue", () => {
     vi.spyOn(env.DB, "batch").mockRejectedValue(new Error("D1 unavailable (test)"));
     // A full batch (max_batch_size 25) is dispatched at once.
     await env.DELIVERIES_QUEUE.sendBatch(evs.map((ev) => ({ body: { kind: "fanout", event_id: ev.id } })));
-    await eventually(async () => expect(dead).toHaveLength(25));
-    const mine = requested.filter((x) => x.queue === "emailauth-deliveries");
+    const eventIds = evs.map((e) => e.id);
+    const ours = (body: unknown) => eventIds.includes((body as { event_id?: string } | null)?.event_id ?? "");
+    await eventually(async () => expect(dead.filter((l) => ours(l.body))).toHaveLength(25));
+    const mine = requested.filter((x) => x.queue === "emailauth-deliveries" && ours(x.body));
     expect(mine).toHaveLength(150);
     expect(new Set(mine.map((x) => x.delaySeconds))).toEqual(new Set([30]));
-    expect(dead.map((l) => (l.body as { event_id: string }).event_id).sort()).toEqual(evs.map((e) => e.id).sort());
-    for (const l of dead) expect(l).toMatchObject({ level: "error", msg: "deliveries message dead-lettered", attempts: 1 });
-    await eventually(async () => expect(acked.filter((a) => a.queue === "emailauth-deliveries-dlq")).toHaveLength(25));
     expect(
-      acked.filter((a) => a.queue === "emailauth-deliveries"),
+      dead
+        .filter((l) => ours(l.body))
+        .map((l) => (l.body as { event_id: string }).event_id)
+        .sort(),
+    ).toEqual([...eventIds].sort());
+    for (const l of dead.filter((x) => ours(x.body))) expect(l).toMatchObject({ level: "error", msg: "deliveries message dead-lettered", attempts: 1 });
+    await eventually(async () => expect(acked.filter((a) => a.queue === "emailauth-deliveries-dlq" && ours(a.body))).toHaveLength(25));
+    expect(
+      acked.filter((a) => a.queue === "emailauth-deliveries" && ours(a.body)),
       "never acked on the main queue",
     ).toEqual([]);
   }, 30_000);
