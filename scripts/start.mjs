@@ -90,9 +90,13 @@ Dev team #${team.id} (enterprise plan) is ready.
   Cron locally:    curl "${url}/__scheduled?cron=*+*+*+*+*"
 `);
 
-const dev = spawn("npx", ["wrangler", "dev", "--port", PORT, "--inspector-port", INSPECTOR_PORT, "--ip", "127.0.0.1", "--test-scheduled", "--var", "DEV_OUTBOX:true"], {
-  env: QUIET,
-  stdio: "inherit",
-});
+const dev = spawn(
+  "npx",
+  ["wrangler", "dev", "--port", PORT, "--inspector-port", INSPECTOR_PORT, "--ip", "127.0.0.1", "--test-scheduled", "--var", "DEV_OUTBOX:true"],
+  {
+    env: QUIET,
+    stdio: "inherit",
+  },
+);
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => dev.kill(sig));
 dev.on("exit", (code) => process.exit(code ?? 0));
