@@ -183,7 +183,7 @@ const GenerateResult: FC<{ generated: GeneratedKey }> = ({ generated: key }) => 
           <Copyable value={key.dns.value} label="DKIM record value" />
         </dd>
       </dl>
-      <p class="small muted">{`Fingerprint ${key.fingerprint}; ${key.key_bits} bits.`}</p>
+      <p class="small muted wrap">{`Fingerprint ${key.fingerprint}; ${key.key_bits} bits.`}</p>
       <h3>Private key</h3>
       <pre id="private-key">{key.private_key_pem}</pre>
       <p>
