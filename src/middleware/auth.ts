@@ -1,4 +1,4 @@
-// Bearer team-token authentication, per-team rate limit and quota, and token scopes (docs/decisions.md D2). One D1 read for the token, one Durable Object RPC.
+// Bearer team-token authentication, per-team rate limit and quota, and token scopes (docs/decisions.md D2). Hot path: one Durable Object RPC; the token row comes from the isolate cache (D51) or one D1 read.
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../context";
 import { ApiError, forbidden, unauthenticated } from "../lib/errors";

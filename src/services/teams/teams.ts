@@ -4,7 +4,7 @@ import { notFound } from "../../lib/errors";
 import { PLAN_LIMITS } from "../../lib/plans";
 import { type Plan, teams } from "../../db/schema";
 import type { Services } from "../../services";
-import { type IssuedToken, issueToken } from "./tokens";
+import { forgetVerifiedTokens, type IssuedToken, issueToken } from "./tokens";
 
 export interface TeamView {
   id: number;
@@ -39,6 +39,7 @@ export async function createTeam(
 
 export async function changePlan(svc: Services, teamId: number, plan: Plan): Promise<TeamView> {
   const [row] = await svc.db.update(teams).set({ plan }).where(eq(teams.id, teamId)).returning();
+  forgetVerifiedTokens({ teamId }); // cached verifications carry the plan (docs/decisions.md D51)
   if (!row) throw notFound("Team");
   return teamView(row);
 }

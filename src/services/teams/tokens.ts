@@ -1,4 +1,4 @@
-// Team API tokens: random, shown once, stored only as SHA-256. Does I/O (D1).
+// Team API tokens: random, shown once, stored only as SHA-256; verified ones cached per isolate (docs/decisions.md D51). Does I/O (D1).
 import { and, eq, isNull } from "drizzle-orm";
 import { notFound } from "../../lib/errors";
 import { randomBase62, sha256Hex } from "../../lib/crypto";
@@ -39,6 +39,7 @@ export async function revokeToken(svc: Services, tokenId: number): Promise<void>
     .set({ revokedAt: svc.clock.now() })
     .where(and(eq(tokens.id, tokenId), isNull(tokens.revokedAt)))
     .returning({ id: tokens.id });
+  forgetVerifiedTokens({ tokenId });
   if (rows.length === 0) {
     const exists = await svc.db.query.tokens.findFirst({ where: eq(tokens.id, tokenId), columns: { id: true } });
     if (!exists) throw notFound("Token");
@@ -50,9 +51,42 @@ export interface AuthenticatedToken {
   team: { id: number; name: string; plan: Plan; ownerEmail: string };
 }
 
-/** Looks a presented bearer value up by its hash; null for unknown or revoked tokens. */
+/**
+ * docs/decisions.md D51: a verified token is remembered by the isolate for at most this long, so the
+ * hot path of an authenticated request is one Durable Object call and no D1 read. Revoking a token
+ * or changing a plan forgets it at once in the isolate that did it; other isolates notice within this bound.
+ */
+export const TOKEN_CACHE_TTL_MS = 30_000;
+const TOKEN_CACHE_MAX = 2_000;
+const verified = new Map<string, { value: AuthenticatedToken; until: number }>();
+/** When this isolate last wrote last_used_at per token id, so the cached row's value is not reused forever. */
+const touched = new Map<number, number>();
+
+/** Forgets the cached verification of one token (revocation) or of every token of a team (plan change). */
+export function forgetVerifiedTokens(match: { tokenId?: number; teamId?: number }): void {
+  for (const [key, entry] of verified) {
+    if (entry.value.token.id === match.tokenId || entry.value.team.id === match.teamId) verified.delete(key);
+  }
+}
+
+/** Looks a presented bearer value up by its hash; null for unknown or revoked tokens (cached, D51). */
 export async function authenticateToken(svc: Services, presented: string): Promise<AuthenticatedToken | null> {
   if (!isWellFormedToken(presented)) return null;
+  const hash = await sha256Hex(presented);
+  const now = svc.clock.now().getTime();
+  const hit = verified.get(hash);
+  if (hit && hit.until > now) return hit.value;
+  if (hit) verified.delete(hash);
+  const found = await lookupToken(svc, hash);
+  // Only positive answers are kept: an unknown token always costs a lookup and counts as a failure.
+  if (found) {
+    if (verified.size >= TOKEN_CACHE_MAX) verified.delete(verified.keys().next().value as string);
+    verified.set(hash, { value: found, until: now + TOKEN_CACHE_TTL_MS });
+  }
+  return found;
+}
+
+async function lookupToken(svc: Services, hash: string): Promise<AuthenticatedToken | null> {
   const rows = await svc.db
     .select({
       id: tokens.id,
@@ -67,7 +101,7 @@ export async function authenticateToken(svc: Services, presented: string): Promi
     })
     .from(tokens)
     .innerJoin(teams, eq(teams.id, tokens.teamId))
-    .where(and(eq(tokens.tokenHash, await sha256Hex(presented)), isNull(tokens.revokedAt)))
+    .where(and(eq(tokens.tokenHash, hash), isNull(tokens.revokedAt)))
     .limit(1);
   const r = rows[0];
   if (!r) return null;
@@ -80,6 +114,9 @@ export async function authenticateToken(svc: Services, presented: string): Promi
 /** last_used_at is advisory: written at most once a minute per token, off the response path. */
 export async function touchToken(svc: Services, tokenId: number, lastUsedAt: Date | null): Promise<void> {
   const now = svc.clock.now();
-  if (lastUsedAt && now.getTime() - lastUsedAt.getTime() < 60_000) return;
+  const last = Math.max(lastUsedAt?.getTime() ?? 0, touched.get(tokenId) ?? 0);
+  if (last > 0 && now.getTime() - last < 60_000) return;
+  if (touched.size >= TOKEN_CACHE_MAX) touched.clear();
+  touched.set(tokenId, now.getTime());
   await svc.db.update(tokens).set({ lastUsedAt: now }).where(eq(tokens.id, tokenId));
 }
