@@ -33,6 +33,8 @@ describe("analyzeDomain", () => {
       mta_sts: "present",
       tls_rpt: "present",
       mx: "present",
+      // The fake resolver never sets the AD bit: an unauthenticated TLSA answer is insecure, never missing.
+      dane: "insecure",
     });
     expect(r.records.mx.record).toBe("10 mx1.example.com");
     expect(r.blacklists).toMatchObject({ listed: [], unknown: [], checked: 8 }); // 5 IP lists + 3 domain lists

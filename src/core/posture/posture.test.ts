@@ -24,7 +24,9 @@ const finding = (category: PostureCategory, severity: Severity, rule = `${catego
 describe("scorePosture", () => {
   it("a clean, complete posture is 100 / A+", () => expect(scorePosture({ statuses: allPresent, findings: [] })).toMatchObject({ score: 100, grade: "A+" }));
   it("missing DMARC costs its weight", () => {
-    expect(scorePosture({ statuses: { ...allPresent, dmarc: "missing" }, findings: [] }).score).toBe(70);
+    // DMARC is 30 of the weights: 30 of 105 with DANE present, 30 of 100 (exactly 70) without it.
+    expect(scorePosture({ statuses: { ...allPresent, dmarc: "missing" }, findings: [] }).score).toBe(Math.round((100 * 75) / 105));
+    expect(scorePosture({ statuses: { ...allPresent, dane: "not_applicable", dmarc: "missing" }, findings: [] }).score).toBe(70);
   });
   it("temperror and not_applicable parts are left out, not counted as missing", () => {
     expect(scorePosture({ statuses: { ...allPresent, dmarc: "temperror", bimi: "not_applicable" }, findings: [] }).score).toBe(100);

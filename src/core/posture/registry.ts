@@ -2,6 +2,7 @@
 // fixes, the stored posture and the OpenAPI schemas of records all read this list (docs/architecture.md
 // "Posture parts"): a new part is one module in its own folder and one line here.
 import { bimiPart } from "../bimi/part";
+import { danePart } from "../dane/part";
 import { dmarcPart } from "../dmarc/part";
 import { blacklistPart } from "../dnsbl/part";
 import { mtaStsPart } from "../mta-sts/part";
@@ -11,7 +12,7 @@ import { spfPart } from "../spf/part";
 import { tlsRptPart } from "../tls-rpt/part";
 import { dkimPart } from "./dkim-part";
 
-export const PARTS = [spfPart, dmarcPart, mxPart, bimiPart, mtaStsPart, tlsRptPart, dkimPart, blacklistPart] as const;
+export const PARTS = [spfPart, dmarcPart, mxPart, bimiPart, mtaStsPart, tlsRptPart, danePart, dkimPart, blacklistPart] as const;
 
 type AnyOf = (typeof PARTS)[number];
 export type PostureCategory = AnyOf["id"];

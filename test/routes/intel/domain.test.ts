@@ -29,6 +29,8 @@ describe("GET /api/v1/intel/domain", () => {
       mta_sts: "present",
       tls_rpt: "present",
       mx: "present",
+      // The zone is not signed (the stub sets no AD bit): DANE is insecure, not missing (RFC 7672 §2.2).
+      dane: "insecure",
     });
     expect(data.records.spf.record).toBe("v=spf1 include:_spf.acme.example include:spf.vendor.example ip4:198.51.100.7 -all");
     expect(data.records.mx.record).toBe("10 mx1.acme.example\n20 mx2.acme.example");
