@@ -11,6 +11,7 @@ import { alertPages } from "./alerts";
 import { webhookPages } from "./webhooks";
 import { webhookEndpointPages } from "./webhooks-endpoint";
 import { devOutboxPages } from "./dev-outbox";
+import { dmarcPages } from "./dmarc";
 import { dkimPages } from "./dkim";
 import { domainPages } from "./domains";
 import { intelPages } from "./intel";
@@ -72,6 +73,7 @@ export function pageRoutes() {
   pages.route("/", alertPages());
   pages.route("/", webhookPages());
   pages.route("/", webhookEndpointPages());
+  pages.route("/", dmarcPages());
   pages.onError(async (error, c) => {
     const known = error instanceof ApiError ? error : null;
     if (!known)
