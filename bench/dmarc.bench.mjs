@@ -6,13 +6,17 @@
 // 2. End to end through `wrangler dev` on port 8804 (real workerd + local D1): POST the same report
 //    gzipped as JSON {recipient, content_base64}; wall time, workerd peak RSS, D1 rows written.
 // 3. A year of daily reports (365 × 200 sources) for one domain, then GET /dmarc?days=365.
+// 1b. The peer: parseReport (strict decoding, full validation, aggregation) against a bare saxes pass
+//    over the same bytes (streaming decode + saxes + the same minimal aggregation: messages summed
+//    per source address), same process, alternating rounds; medians and the ratio (issue 14 item 5).
 import { createHmac } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { gzipSync } from "fflate";
+import { SaxesParser } from "saxes";
 import { startDevServer } from "./lib/dev-server.mjs";
 
-const PORT = 8804;
+const PORT = Number(process.env.DMARC_BENCH_PORT ?? 8804);
 const SECRET = "bench-ingest-secret";
 const DOMAIN = "bench-dmarc.example";
 const enc = (s) => new TextEncoder().encode(s);
@@ -57,6 +61,57 @@ async function inProcess(xml) {
   if (!r.ok) throw new Error(JSON.stringify(r.error));
   console.log(
     `in-process parseReport: ${r.value.totals.records} records, ${r.value.rows.length} rows, ${mb(bytes.length)} XML in ${ms.toFixed(0)} ms; heap +${mb(peakHeap - before.heapUsed)} over baseline (the XML buffer itself is ${mb(bytes.length)}), peak RSS ${mb(peakRss)}`,
+  );
+}
+
+/** The peer: a bare saxes pass with the minimal aggregation (messages per source address), 64 KB chunks. */
+function saxesPass(bytes) {
+  const dec = new TextDecoder("utf-8", { fatal: true });
+  const sax = new SaxesParser({});
+  const perIp = new Map();
+  let field = null;
+  let ip = "";
+  let text = "";
+  sax.on("opentag", (t) => {
+    if (t.name === "source_ip" || t.name === "count") {
+      field = t.name;
+      text = "";
+    }
+  });
+  sax.on("text", (t) => {
+    if (field !== null) text += t;
+  });
+  sax.on("closetag", (t) => {
+    if (t.name === "source_ip") ip = text.trim();
+    else if (t.name === "count") perIp.set(ip, (perIp.get(ip) ?? 0) + Number(text));
+    field = null;
+  });
+  for (let i = 0; i < bytes.length; i += 65536) sax.write(dec.decode(bytes.subarray(i, i + 65536), { stream: true }));
+  sax.write(dec.decode());
+  sax.close();
+  return perIp.size;
+}
+
+async function versusSaxes(bytes, rounds = 7) {
+  const { parseReport } = await import("../src/core/reports/index.ts");
+  const ours = [];
+  const peer = [];
+  let rows = 0;
+  for (let i = 0; i < rounds; i++) {
+    let t0 = performance.now();
+    const r = await parseReport(bytes);
+    ours.push(performance.now() - t0);
+    if (!r.ok) throw new Error(JSON.stringify(r.error));
+    rows = r.value.rows.length;
+    t0 = performance.now();
+    const sources = saxesPass(bytes);
+    peer.push(performance.now() - t0);
+    if (sources !== rows) throw new Error(`peer saw ${sources} sources, parseReport ${rows} rows`);
+  }
+  const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+  const [m, p] = [median(ours), median(peer)];
+  console.log(
+    `parse+aggregate vs bare saxes pass, ${mb(bytes.length)} XML, ${rounds} alternating rounds: parseReport median ${m.toFixed(0)} ms (${(bytes.length / 1048576 / (m / 1000)).toFixed(0)} MB/s), saxes pass median ${p.toFixed(0)} ms (${(bytes.length / 1048576 / (p / 1000)).toFixed(0)} MB/s); speed ratio (saxes time / ours) ${(p / m).toFixed(2)}x`,
   );
 }
 
@@ -129,6 +184,11 @@ export default async function run() {
   const day = Math.floor(Date.now() / 86_400_000) * 86_400 - 86_400;
   const xml = reportXml(100_000, DOMAIN, day, "bench-100k");
   await inProcess(xml);
+  {
+    const { generatedReport } = await import("../src/core/reports/test-fixtures.ts");
+    await versusSaxes(new Uint8Array(await new Response(generatedReport(100_000).stream).arrayBuffer()));
+  }
+  if (process.env.DMARC_BENCH_IN_PROCESS === "1") return; // the parser figures only, no wrangler dev
 
   // DNS resolvers that refuse at once: analytics then names no sender (measured without DNS).
   const server = await startDevServer({

@@ -18,24 +18,6 @@ export interface Aggregated {
   warnings: string[];
 }
 
-type RowKey = Omit<AggregateRow, "day" | "messages">;
-const SEP = "\u0001";
-const NULL = "\u0002";
-const KEY_FIELDS: ReadonlyArray<keyof RowKey> = [
-  "sourceIp",
-  "headerFrom",
-  "envelopeFrom",
-  "disposition",
-  "dmarcDkim",
-  "dmarcSpf",
-  "overrideReason",
-  "dkimDomain",
-  "dkimSelector",
-  "dkimResult",
-  "spfDomain",
-  "spfResult",
-];
-
 /** Whether DKIM d= and the From domain are equal or one is a subdomain of the other (no PSL here). */
 const related = (d: string, from: string): boolean => d === from || from.endsWith(`.${d}`) || d.endsWith(`.${from}`);
 
@@ -45,20 +27,27 @@ const related = (d: string, from: string): boolean => d === from || from.endsWit
  * the authoritative DMARC outcome; every signature still reaches the selector evidence.
  */
 export function primaryDkim(r: ReportRecord): DkimAuthResult | null {
-  const pass = r.dkimResults.filter((d) => d.result === "pass");
-  return pass.find((d) => related(d.domain, r.headerFrom)) ?? pass[0] ?? r.dkimResults[0] ?? null;
+  let firstPass: DkimAuthResult | null = null;
+  for (const d of r.dkimResults) {
+    if (d.result !== "pass") continue;
+    if (related(d.domain, r.headerFrom)) return d;
+    firstPass ??= d;
+  }
+  return firstPass ?? r.dkimResults[0] ?? null;
 }
 
 /** The SPF result for MAIL FROM (RFC 7208 §2.4) when scopes are given, else the first one. */
 export function primarySpf(r: ReportRecord): SpfAuthResult | null {
-  return r.spfResults.find((s) => s.scope === "mfrom") ?? r.spfResults[0] ?? null;
+  for (const s of r.spfResults) if (s.scope === "mfrom") return s;
+  return r.spfResults[0] ?? null;
 }
 
 export class Aggregator {
-  // Key (the RowKey fields in KEY_FIELDS order, joined by U+0001, null as U+0002) → messages.
-  // XML 1.0 forbids both characters, even as references, so the encoding is unambiguous. One
-  // string per key instead of an object keeps 100k distinct keys around 20 MB.
-  private readonly keys = new Map<string, number>();
+  // Rows by source address (one row, or several when one address has several outcomes), their
+  // messages summed so far, and in order of first appearance: no composite key string is built
+  // per record. A single-day report hands these rows out as they are (day set).
+  private readonly byIp = new Map<string, AggregateRow | AggregateRow[]>();
+  private readonly order: AggregateRow[] = [];
   private readonly sel = new Map<string, SelectorEvidence>();
   private readonly totals: ReportTotals = { records: 0, messages: 0, overflowRecords: 0, overflowMessages: 0 };
   private selectorOverflow = 0;
@@ -81,25 +70,49 @@ export class Aggregator {
     this.totals.messages += r.count;
     const dk = primaryDkim(r);
     const sp = primarySpf(r);
-    const key: RowKey = {
-      sourceIp: r.sourceIp,
-      headerFrom: r.headerFrom,
-      envelopeFrom: r.envelopeFrom,
-      disposition: r.disposition,
-      dmarcDkim: r.dkim,
-      dmarcSpf: r.spf,
-      overrideReason: r.reasons[0]?.type ?? null,
-      dkimDomain: dk?.domain ?? null,
-      dkimSelector: dk?.selector ?? null,
-      dkimResult: dk?.result ?? null,
-      spfDomain: sp?.domain ?? null,
-      spfResult: sp?.result ?? null,
-    };
-    const id = KEY_FIELDS.map((f) => key[f] ?? NULL).join(SEP);
-    const hit = this.keys.get(id);
-    if (hit !== undefined) this.keys.set(id, hit + r.count);
-    else if (this.keys.size < this.maxKeys) this.keys.set(id, r.count);
-    else {
+    const reason = r.reasons[0]?.type ?? null;
+    const dkimDomain = dk?.domain ?? null;
+    const dkimSelector = dk?.selector ?? null;
+    const dkimResult = dk?.result ?? null;
+    const spfDomain = sp?.domain ?? null;
+    const spfResult = sp?.result ?? null;
+    const same = (x: AggregateRow): boolean =>
+      x.headerFrom === r.headerFrom &&
+      x.envelopeFrom === r.envelopeFrom &&
+      x.disposition === r.disposition &&
+      x.dmarcDkim === r.dkim &&
+      x.dmarcSpf === r.spf &&
+      x.overrideReason === reason &&
+      x.dkimDomain === dkimDomain &&
+      x.dkimSelector === dkimSelector &&
+      x.dkimResult === dkimResult &&
+      x.spfDomain === spfDomain &&
+      x.spfResult === spfResult;
+    const there = this.byIp.get(r.sourceIp);
+    const hit = there === undefined ? undefined : Array.isArray(there) ? there.find(same) : same(there) ? there : undefined;
+    if (hit !== undefined) hit.messages += r.count;
+    else if (this.order.length < this.maxKeys) {
+      const row: AggregateRow = {
+        day: "",
+        sourceIp: r.sourceIp,
+        headerFrom: r.headerFrom,
+        envelopeFrom: r.envelopeFrom,
+        disposition: r.disposition,
+        dmarcDkim: r.dkim,
+        dmarcSpf: r.spf,
+        overrideReason: reason,
+        dkimDomain,
+        dkimSelector,
+        dkimResult,
+        spfDomain,
+        spfResult,
+        messages: r.count,
+      };
+      this.order.push(row);
+      if (there === undefined) this.byIp.set(r.sourceIp, row);
+      else if (Array.isArray(there)) there.push(row);
+      else this.byIp.set(r.sourceIp, [there, row]);
+    } else {
       this.totals.overflowRecords++;
       this.totals.overflowMessages += r.count;
     }
@@ -128,21 +141,25 @@ export class Aggregator {
   finish(begin: number, end: number): Aggregated {
     const warnings: string[] = [];
     let { days, spread } = daysCovered(begin, end);
-    if (spread && days.length * this.keys.size > this.maxRows) {
-      warnings.push(`${days.length}-day report with ${this.keys.size} rows kept on one day (row cap)`);
+    if (spread && days.length * this.order.length > this.maxRows) {
+      warnings.push(`${days.length}-day report with ${this.order.length} rows kept on one day (row cap)`);
       days = [{ day: dayOf(Math.floor((begin + end) / 2)), seconds: 1 }];
     } else if (!spread && end - begin > 31 * 86_400) {
       warnings.push("date_range longer than 31 days: kept on its middle day");
     }
     const weights = days.map((d) => d.seconds);
     const rows: AggregateRow[] = [];
-    for (const [id, messages] of this.keys) {
-      const values = id.split(SEP);
-      const key = Object.fromEntries(KEY_FIELDS.map((f, i) => [f, values[i] === NULL ? null : values[i]])) as RowKey;
-      const parts = apportion(messages, weights);
+    const only = days.length === 1 ? days[0]?.day : undefined;
+    for (const row of this.order) {
+      if (only !== undefined) {
+        row.day = only;
+        rows.push(row);
+        continue;
+      }
+      const parts = apportion(row.messages, weights);
       days.forEach((d, i) => {
         const m = parts[i] ?? 0;
-        if (m > 0 || days.length === 1) rows.push({ day: d.day, ...key, messages: m });
+        if (m > 0) rows.push({ ...row, day: d.day, messages: m });
       });
     }
     if (this.totals.overflowRecords > 0) {

@@ -36,6 +36,60 @@ export class XmlTextDecoder {
   }
 }
 
+/**
+ * The same decision, for the byte scanner: UTF-8 bytes out. A UTF-8 report passes through as it
+ * is (after its byte order mark, which a decoder drops too) and the scanner checks it as strictly
+ * as a fatal decoder would; other encodings are decoded strictly, then encoded as UTF-8. Leading
+ * white space is dropped, as a report may start with some before "<?xml".
+ */
+export class XmlByteDecoder {
+  private mode: "utf-8" | TextDecoder | null = null;
+  private head: Uint8Array = new Uint8Array(0);
+  private started = false;
+  private readonly encoder = new TextEncoder();
+
+  decode(bytes: Uint8Array, final = false): Result<Uint8Array, string> {
+    if (this.mode === null) {
+      const joined = new Uint8Array(this.head.length + bytes.length);
+      joined.set(this.head);
+      joined.set(bytes, this.head.length);
+      if (joined.length < HEAD_BYTES && !final && !hasDeclarationEnd(joined)) {
+        this.head = joined;
+        return ok(new Uint8Array(0));
+      }
+      const chosen = chooseEncoding(joined);
+      if (!chosen.ok) return chosen;
+      this.mode = chosen.value === "utf-8" ? "utf-8" : new TextDecoder(chosen.value, { fatal: true, ignoreBOM: false });
+      this.head = new Uint8Array(0);
+      bytes = this.mode === "utf-8" && joined[0] === 0xef && joined[1] === 0xbb && joined[2] === 0xbf ? joined.subarray(3) : joined;
+    }
+    if (this.mode === "utf-8") return ok(this.started ? bytes : this.skipSpace(bytes));
+    let text: string;
+    try {
+      text = this.mode.decode(bytes, { stream: !final });
+    } catch {
+      return err("the report is not valid text in its encoding (XML 1.0 §4.3.3: a fatal error)");
+    }
+    if (!this.started) {
+      text = text.replace(/^[\s\uFEFF]+/, "");
+      this.started = text.length > 0;
+    }
+    return ok(this.encoder.encode(text));
+  }
+
+  /** True when the input is not UTF-8 and is re-encoded (its decoding errors are reported by `decode`). */
+  transcodes(): boolean {
+    return this.mode !== null && this.mode !== "utf-8";
+  }
+
+  private skipSpace(b: Uint8Array): Uint8Array {
+    let i = 0;
+    while (i < b.length && (b[i] === 0x20 || b[i] === 0x0a || b[i] === 0x09 || b[i] === 0x0d)) i++;
+    this.started = i < b.length;
+    return b.subarray(i);
+  }
+}
+
 const hasDeclarationEnd = (b: Uint8Array): boolean => b.includes(0x3e); // ">"
 
 function chooseEncoding(b: Uint8Array): Result<string, string> {

@@ -41,12 +41,33 @@ export function reasonType(s: string): string {
 export function sourceIp(s: string): string | null {
   const v = s.trim();
   if (v.length === 0 || v.length > 45) return null;
+  if (isCanonicalIPv4(v)) return v; // what the parser below would answer, without its arrays
   // A real parser (strict dotted quad; RFC 4291 §2.2 text forms; no zone id), stored in canonical
   // form (RFC 5952 §4) so one address is one source.
   const v4 = parseIPv4(v);
   if (v4) return [...v4].join(".");
   const v6 = parseIPv6(v);
   return v6 ? formatIPv6(v6) : null;
+}
+
+/** A dotted quad already in canonical form: four decimal octets ≤ 255 without leading zeros. */
+function isCanonicalIPv4(v: string): boolean {
+  let parts = 0;
+  let digits = 0;
+  let octet = 0;
+  for (let i = 0; i <= v.length; i++) {
+    const c = i < v.length ? v.charCodeAt(i) : 0x2e;
+    if (c === 0x2e) {
+      if (digits === 0 || octet > 255 || ++parts > 4) return false;
+      digits = 0;
+      octet = 0;
+    } else if (c >= 0x30 && c <= 0x39) {
+      if (digits === 1 && octet === 0) return false; // a leading zero
+      if (++digits > 3) return false;
+      octet = octet * 10 + (c - 0x30);
+    } else return false;
+  }
+  return parts === 4;
 }
 
 /** A message count: a non-negative integer up to MAX_RECORD_COUNT ("12", " 12 ", "12.0"). */

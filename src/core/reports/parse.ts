@@ -1,15 +1,15 @@
-// Streaming DMARC aggregate-report parser: UTF-8 chunks in, one callback per <record>. Pure, no I/O.
-import { SaxesParser, type SaxesTagPlain } from "saxes";
+// Streaming DMARC aggregate-report parser: bytes in, one callback per <record>. Pure, no I/O.
 import { err, ok, type Result } from "../types";
 import { ReportBuilder, ROOT, UNKNOWN, type PathNode } from "./builder";
+import { XmlByteDecoder } from "./encoding";
 import { MAX_FIELD_CHARS } from "./fields";
 import { XmlGuard } from "./guard";
+import { type ScanSink, XmlScanner } from "./scanner";
 import type { PolicyPublished, ReportError, ReportErrorCode, ReportMetadata, ReportRecord, SchemaVersion } from "./types";
-import { XmlTextDecoder } from "./encoding";
 
 /** RFC 9990 §4 (XML schema) target namespace; RFC 7489 Appendix C reports have none (or a draft one). */
 export const DMARC2_NS = "urn:ietf:params:xml:ns:dmarc-2.0";
-/** Reports nest five deep; extensions a little more. Deeper is hostile (saxes keeps a tag stack). */
+/** Reports nest five deep; extensions a little more. Deeper is hostile. */
 export const MAX_DEPTH = 32;
 
 export interface ParsedDocument {
@@ -19,138 +19,195 @@ export interface ParsedDocument {
   records: number;
 }
 
-class ParseStop extends Error {}
-
-interface Capture {
-  path: string;
-  text: string;
-  free: boolean;
-  full: boolean;
-}
+const utf8 = new TextDecoder("utf-8");
 
 /**
  * Records are handed to `onRecord` as each </record> closes and never kept, so memory stays
- * bounded by one record plus what the callback retains. Text is only collected inside the leaf
- * elements we read: saxes buffers no text elsewhere because no text handler is registered there.
+ * bounded by one record plus what the callback retains. Text is only decoded inside the leaf
+ * elements we read (docs/decisions.md D90).
  */
-export class ReportParser {
-  private readonly decoder = new XmlTextDecoder();
-  private readonly guard = new XmlGuard();
-  private readonly sax = new SaxesParser({});
+export class ReportParser implements ScanSink {
+  private readonly decoder = new XmlByteDecoder();
+  private readonly scanner = new XmlScanner(this);
   private readonly builder: ReportBuilder;
   private readonly stack: PathNode[] = [];
-  private capture: Capture | null = null;
+  private capture: PathNode | null = null;
+  private captured = "";
+  private full = false;
   private error: ReportError | null = null;
-  private sawRoot = false;
   private ns2 = false;
-  private started = false;
-  private readonly onText = (t: string): void => this.text(t);
+  private dtdTail = new Uint8Array(0);
+  capturing = false;
 
   constructor(onRecord: (r: ReportRecord) => void, maxRecords?: number) {
     this.builder = new ReportBuilder(onRecord, maxRecords);
-    this.sax.on("opentag", (tag) => this.openTag(tag));
-    this.sax.on("closetag", () => this.closeTag());
-    this.sax.on("error", (e) => this.fail("malformed_xml", e.message));
   }
 
   /** Feeds the next bytes. False once the document is refused (see `end()` for why). */
   write(bytes: Uint8Array): boolean {
-    const text = this.decoder.decode(bytes);
-    if (!text.ok) return this.fail("malformed_xml", text.error);
-    return this.feed(text.value);
+    if (this.error !== null) return false;
+    const data = this.decoder.decode(bytes);
+    if (!data.ok) return this.fail("malformed_xml", data.error);
+    return this.feed(data.value);
   }
 
   end(): Result<ParsedDocument, ReportError> {
-    const rest = this.error === null ? this.decoder.decode(new Uint8Array(0), true) : null;
-    if (rest !== null && !rest.ok) this.fail("malformed_xml", rest.error);
-    if (this.error === null && rest?.ok && this.feed(rest.value)) {
-      this.guarded(() => this.sax.close());
+    if (this.error === null) {
+      const rest = this.decoder.decode(new Uint8Array(0), true);
+      if (!rest.ok) this.fail("malformed_xml", rest.error);
+      else if (this.feed(rest.value)) this.error = this.scanner.finish();
     }
     if (this.error !== null) return err(this.error);
-    if (!this.sawRoot) return err({ code: "not_a_report", message: "no XML element" });
     const done = this.builder.finish();
     if (!done.ok) return done;
     const version: SchemaVersion = this.ns2 || this.builder.uses9990() ? "2.0" : "1.0";
     return ok({ version, ...done.value, records: this.builder.records });
   }
 
-  private feed(text: string): boolean {
-    if (this.error !== null) return false;
-    if (!this.started) {
-      // Leading whitespace (and a stray BOM) before "<?xml" is common and harmless; saxes refuses it.
-      text = text.replace(/^[\s\uFEFF]+/, "");
-      this.started = text.length > 0;
+  private feed(bytes: Uint8Array): boolean {
+    if (bytes.length === 0) return true;
+    // docs/decisions.md D17: a DOCTYPE or ENTITY anywhere, even split across chunks, refuses the
+    // report before any of this chunk is read.
+    if (hasDtd(this.dtdTail, bytes)) {
+      // Undecodable bytes in the same chunk were refused first (the whole chunk was decoded before the screen).
+      if (!this.decoder.transcodes() && !validUtf8(bytes))
+        return this.fail("malformed_xml", "the report is not valid text in its encoding (XML 1.0 §4.3.3: a fatal error)");
+      return this.fail("forbidden_dtd", "DOCTYPE/ENTITY declarations are refused");
     }
-    if (text.length === 0) return true;
-    const refused = this.guard.check(text); // before saxes sees any of this text
-    if (refused !== null) {
-      this.error = refused;
-      return false;
-    }
-    return this.guarded(() => this.sax.write(text));
+    this.dtdTail = (bytes.length >= 8 ? bytes : concat(this.dtdTail, bytes)).slice(-8);
+    if (this.scanner.write(bytes)) return true;
+    const e = this.scanner.error as ReportError;
+    // A report error (not a syntax one) stops the scan mid-chunk; the safety caps and strict
+    // decoding still judge the whole chunk first, as they always did (guard.ts).
+    this.error = e.code === "malformed_xml" ? e : (restRefused(this.scanner.rest()) ?? e);
+    return false;
   }
 
-  private guarded(f: () => void): boolean {
-    try {
-      f();
-    } catch (e) {
-      if (!(e instanceof ParseStop)) this.error ??= { code: "malformed_xml", message: String(e) };
-    }
-    return this.error === null;
-  }
-
-  private fail(code: ReportErrorCode, message: string): never {
+  private fail(code: ReportErrorCode, message: string): false {
     this.error ??= { code, message };
-    throw new ParseStop(message);
+    return false;
   }
 
-  private openTag(tag: SaxesTagPlain): void {
-    if (this.stack.length >= MAX_DEPTH) this.fail("malformed_xml", `elements nested deeper than ${MAX_DEPTH}`);
-    const colon = tag.name.indexOf(":");
-    let name = tag.name.slice(colon + 1).toLowerCase(); // namespace prefixes are tolerated
-    if (this.stack.length === 0) {
-      if (name !== "feedback") this.fail("not_a_report", `root element is <${tag.name.slice(0, 64)}>, not <feedback>`);
-      this.sawRoot = true;
-      const nsAttr = colon > 0 ? `xmlns:${tag.name.slice(0, colon)}` : "xmlns";
-      this.ns2 = tag.attributes[nsAttr]?.trim() === DMARC2_NS;
-      this.stack.push(ROOT);
-      return;
+  open(buf: Uint8Array, start: number, end: number, colon: number, attrs: Map<string, string> | null): ReportError | null {
+    const stack = this.stack;
+    if (stack.length >= MAX_DEPTH) return { code: "malformed_xml", message: `elements nested deeper than ${MAX_DEPTH}` };
+    if (stack.length === 0) {
+      const name = utf8.decode(buf.subarray(start, end));
+      const c = name.indexOf(":");
+      if (name.slice(c + 1).toLowerCase() !== "feedback") return { code: "not_a_report", message: `root element is <${name.slice(0, 64)}>, not <feedback>` };
+      const nsAttr = c > 0 ? `xmlns:${name.slice(0, c)}` : "xmlns";
+      this.ns2 = attrs?.get(nsAttr)?.trim() === DMARC2_NS;
+      stack.push(ROOT);
+      return null;
     }
-    if (name === "identities") name = "identifiers"; // older reporters (parsedmarc handles it too)
-    const node = (this.stack[this.stack.length - 1] ?? UNKNOWN).kids.get(name) ?? UNKNOWN;
-    this.stack.push(node);
-    if (node === UNKNOWN) return;
-    this.builder.open(node.path);
-    if (this.capture === null && node.leaf) {
-      this.capture = { path: node.path, text: "", free: node.free, full: false };
-      this.sax.on("text", this.onText);
-      this.sax.on("cdata", this.onText);
+    const parent = stack[stack.length - 1] as PathNode;
+    const n = parent === UNKNOWN || parent.kidList.length === 0 ? UNKNOWN : child(parent, buf, colon < 0 ? start : colon + 1, end);
+    stack.push(n);
+    if (n === UNKNOWN) return null;
+    this.builder.open(n);
+    if (this.capture === null && n.leaf) {
+      this.capture = n;
+      this.captured = "";
+      this.full = false;
+      this.capturing = true;
     }
+    return null;
   }
 
-  private text(t: string): void {
-    const c = this.capture;
-    if (c === null || c.full) return;
-    c.text += t;
-    if (c.text.length <= MAX_FIELD_CHARS) return;
+  text(t: string): ReportError | null {
+    if (this.full) return null;
+    this.captured += t;
+    if (this.captured.length <= MAX_FIELD_CHARS) return null;
     // Free text (comments, human_result, errors) is cut; an identifier this long is not real.
-    if (!c.free) this.fail("malformed_xml", `<${c.path}> longer than ${MAX_FIELD_CHARS} characters`);
-    c.text = c.text.slice(0, MAX_FIELD_CHARS);
-    c.full = true;
+    if (!this.capture?.free) return { code: "malformed_xml", message: `<${this.capture?.path}> longer than ${MAX_FIELD_CHARS} characters` };
+    this.captured = this.captured.slice(0, MAX_FIELD_CHARS);
+    this.full = true;
+    return null;
   }
 
-  private closeTag(): void {
-    const node = this.stack.pop() ?? UNKNOWN;
-    if (node === UNKNOWN || node === ROOT) return;
-    const path = node.path;
-    const c = this.capture;
-    if (c !== null && c.path === path) {
+  close(): ReportError | null {
+    const n = this.stack.pop() ?? UNKNOWN;
+    if (n === UNKNOWN || n === ROOT) return null;
+    if (this.capture === n) {
       this.capture = null;
-      this.sax.off("text");
-      this.sax.off("cdata");
-      this.builder.leaf(path, c.text);
+      this.capturing = false;
+      this.builder.leaf(n, this.captured);
     }
-    const e = this.builder.close(path);
-    if (e !== null) this.fail(e.code, e.message);
+    return this.builder.close(n);
   }
+}
+
+/** The known child named by the local name in buf[a, b), ASCII case ignored (reporters vary); else UNKNOWN. */
+function child(parent: PathNode, buf: Uint8Array, a: number, b: number): PathNode {
+  const len = b - a;
+  for (const k of parent.kidList) {
+    const name = k.name;
+    if (name.length !== len) continue;
+    let j = 0;
+    for (; j < len; j++) {
+      let c = buf[a + j] as number;
+      if (c >= 0x41 && c <= 0x5a) c |= 0x20;
+      else if (c >= 0x80) return slowChild(parent, buf, a, b);
+      if (c !== name[j]) break;
+    }
+    if (j === len) return k.node;
+  }
+  for (let j = a; j < b; j++) if ((buf[j] as number) >= 0x80) return slowChild(parent, buf, a, b);
+  return UNKNOWN;
+}
+
+/** Non-ASCII names: Unicode lower-casing can still yield an ASCII name (U+212A KELVIN SIGN is "k"). */
+function slowChild(parent: PathNode, buf: Uint8Array, a: number, b: number): PathNode {
+  return parent.kids.get(utf8.decode(buf.subarray(a, b)).toLowerCase()) ?? UNKNOWN;
+}
+
+const DTD_WORDS = ["doctype", "entity"].map((w) => new TextEncoder().encode(w));
+
+/** "<!doctype" or "<!entity" in any ASCII case, in `tail` (the previous chunk's last bytes) + `bytes`. */
+function hasDtd(tail: Uint8Array, bytes: Uint8Array): boolean {
+  const joined = tail.length === 0 ? bytes : concat(tail, bytes.subarray(0, 8));
+  if (joined !== bytes && dtdAt(joined)) return true;
+  return dtdAt(bytes);
+}
+
+function dtdAt(b: Uint8Array): boolean {
+  for (let i = b.indexOf(0x21); i >= 0; i = b.indexOf(0x21, i + 1)) {
+    if (i === 0 || b[i - 1] !== 0x3c) continue;
+    for (const w of DTD_WORDS) {
+      let k = 0;
+      while (k < w.length && ((b[i + 1 + k] as number) | 0x20) === w[k]) k++;
+      if (k === w.length) return true;
+    }
+  }
+  return false;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/** Whether a chunk is well-formed UTF-8, from its first character (one begun in the previous chunk is not judged here). */
+function validUtf8(b: Uint8Array): boolean {
+  let i = 0;
+  while (i < b.length && i < 3 && ((b[i] as number) & 0xc0) === 0x80) i++;
+  try {
+    new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(b.subarray(i), { stream: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The rest of a chunk after a report error: a malformed byte or a construct past a cap wins. */
+function restRefused(rest: Uint8Array): ReportError | null {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(rest, { stream: true });
+  } catch {
+    return { code: "malformed_xml", message: "the report is not valid text in its encoding (XML 1.0 §4.3.3: a fatal error)" };
+  }
+  return new XmlGuard().check(text);
 }
