@@ -8,6 +8,7 @@ import { recheckOwnership } from "../services/domains/ownership";
 import { runDkimAudit } from "../services/dkim-inventory/audit";
 import { purgeDmarcData } from "../services/dmarc/retention";
 import { sweepUnpublishedReports } from "../services/dmarc/sweep";
+import { purgeTlsReports } from "../services/tls-reports/retention";
 import { resealSecrets } from "../services/webhooks/secrets";
 import { purgeDeliveries, sweepOutbox, sweepRetries } from "../services/webhooks/sweeps";
 
@@ -33,6 +34,7 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
     { name: "checks-retention", run: pruneChecks },
     { name: "deliveries-retention", run: (svc) => purgeDeliveries(svc) },
     { name: "dmarc-retention", run: (svc) => purgeDmarcData(svc) },
+    { name: "tls-retention", run: (svc) => purgeTlsReports(svc) },
     { name: "reseal-webhook-secrets", run: (svc) => resealSecrets(svc) },
   ],
 };

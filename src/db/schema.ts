@@ -244,7 +244,12 @@ export const dmarcRows = sqliteTable(
     spfResult: text("spf_result"),
     messages: integer("messages").notNull(),
   },
-  (t) => [index("dmarc_rows_domain_day_idx").on(t.domainId, t.day), index("dmarc_rows_report_idx").on(t.reportId)],
+  (t) => [
+    index("dmarc_rows_domain_day_idx").on(t.domainId, t.day),
+    index("dmarc_rows_report_idx").on(t.reportId),
+    // New-sender alert (docs/decisions.md D103): "seen before" reads a domain's rows by source address.
+    index("dmarc_rows_domain_source_idx").on(t.domainId, t.sourceIp),
+  ],
 );
 
 export const alerts = sqliteTable(
@@ -255,7 +260,9 @@ export const alerts = sqliteTable(
       .notNull()
       .references(() => teams.id, { onDelete: "cascade" }),
     domainId: integer("domain_id").references(() => domains.id, { onDelete: "cascade" }),
-    kind: text("kind", { enum: ["drift", "blacklist", "dmarc_failure_spike", "expiry", "dkim", "ownership"] }).notNull(),
+    kind: text("kind", {
+      enum: ["drift", "blacklist", "dmarc_failure_spike", "expiry", "dkim", "ownership", "tls_failure", "new_sender", "reports_missing"],
+    }).notNull(),
     subject: text("subject").notNull(), // what the alert is about, for "one open alert per subject"
     severity: text("severity").notNull(),
     title: text("title").notNull(),
@@ -468,3 +475,97 @@ export const devOutbox = sqliteTable("dev_outbox", {
   body: text("body").notNull(),
   createdAt: createdAt(),
 });
+
+// ---- Beyond aggregate reports (docs/decisions.md D100-D109) ----
+
+/** One SMTP TLS report (RFC 8460 §4) per domain, identified by organization and report-id (D101). */
+export const tlsReports = sqliteTable(
+  "tls_reports",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    domainId: integer("domain_id")
+      .notNull()
+      .references(() => domains.id, { onDelete: "cascade" }),
+    orgName: text("org_name").notNull(),
+    reportId: text("report_id").notNull(),
+    contact: text("contact"),
+    dateBegin: ms("date_begin").notNull(),
+    dateEnd: ms("date_end").notNull(),
+    day: text("day").notNull(), // YYYY-MM-DD (UTC) of date_begin
+    successful: integer("successful").notNull(),
+    failed: integer("failed").notNull(),
+    via: text("via", { enum: ["https", "email"] }).notNull(),
+    receivedAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("tls_reports_identity_uq").on(t.domainId, t.orgName, t.reportId),
+    index("tls_reports_domain_day_idx").on(t.domainId, t.day),
+    index("tls_reports_received_idx").on(t.receivedAt),
+  ],
+);
+
+/** One policy of a TLS report: its type and totals (RFC 8460 §4.3-4.4). */
+export const tlsPolicies = sqliteTable(
+  "tls_policies",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    reportId: integer("report_id")
+      .notNull()
+      .references(() => tlsReports.id, { onDelete: "cascade" }),
+    domainId: integer("domain_id")
+      .notNull()
+      .references(() => domains.id, { onDelete: "cascade" }),
+    day: text("day").notNull(),
+    policyType: text("policy_type").notNull(), // sts, tlsa or no-policy-found
+    policyDomain: text("policy_domain").notNull(),
+    policyStrings: text("policy_strings", { mode: "json" }).$type<string[]>(),
+    mxHosts: text("mx_hosts", { mode: "json" }).$type<string[]>(),
+    successful: integer("successful").notNull(),
+    failed: integer("failed").notNull(),
+  },
+  (t) => [index("tls_policies_domain_day_idx").on(t.domainId, t.day), index("tls_policies_report_idx").on(t.reportId)],
+);
+
+/** One failure-details entry of a policy (RFC 8460 §4.3). */
+export const tlsFailures = sqliteTable(
+  "tls_failures",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    policyId: integer("policy_id")
+      .notNull()
+      .references(() => tlsPolicies.id, { onDelete: "cascade" }),
+    domainId: integer("domain_id")
+      .notNull()
+      .references(() => domains.id, { onDelete: "cascade" }),
+    day: text("day").notNull(),
+    resultType: text("result_type").notNull(),
+    sendingMtaIp: text("sending_mta_ip"),
+    receivingMxHostname: text("receiving_mx_hostname"),
+    receivingIp: text("receiving_ip"),
+    failedCount: integer("failed_count").notNull(),
+    failureReasonCode: text("failure_reason_code"),
+  },
+  (t) => [index("tls_failures_domain_day_idx").on(t.domainId, t.day), index("tls_failures_policy_idx").on(t.policyId)],
+);
+
+/** DMARC failure reports (RFC 9991; ARF, RFC 6591): only the fields the privacy rules let us keep (D106). */
+export const dmarcFailures = sqliteTable(
+  "dmarc_failures",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    domainId: integer("domain_id")
+      .notNull()
+      .references(() => domains.id, { onDelete: "cascade" }),
+    reportingOrg: text("reporting_org"),
+    arrivalDate: ms("arrival_date"),
+    sourceIp: text("source_ip"),
+    authFailure: text("auth_failure"),
+    authResults: text("auth_results"),
+    identityAlignment: text("identity_alignment"),
+    dkimDomain: text("dkim_domain"),
+    dkimSelector: text("dkim_selector"),
+    deliveryResult: text("delivery_result"),
+    receivedAt: createdAt(),
+  },
+  (t) => [index("dmarc_failures_domain_received_idx").on(t.domainId, t.receivedAt), index("dmarc_failures_received_idx").on(t.receivedAt)],
+);

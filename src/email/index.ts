@@ -1,10 +1,12 @@
-// Email Routing entry point: DMARC aggregate reports mailed to <report_token>@<REPORT_DOMAIN> are
+// Email Routing entry point: DMARC aggregate and SMTP TLS reports mailed to <report_token>@<REPORT_DOMAIN> are
 // parsed (postal-mime) and ingested through the same service verb as HTTP. Does I/O (D1, queue).
 import PostalMime, { type Attachment } from "postal-mime";
 import type { Env } from "../env";
 import { ApiError } from "../lib/errors";
 import { createServices, type Services } from "../services";
 import { domainForRecipient, ingestReport } from "../services/dmarc/ingest";
+import { ingestTlsReport } from "../services/tls-reports/ingest";
+import { tlsReportPart } from "./kinds";
 
 /** Same cap as the HTTP body (docs/decisions.md D17): checked on rawSize before anything is read. */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -51,15 +53,18 @@ export async function receiveReportMail(svc: Services, message: ForwardableEmail
   const target = await domainForRecipient(svc, message.to);
   if (target === null) return reject("Unknown recipient.");
   let part: Uint8Array | null;
+  let tls: Uint8Array | null;
   try {
     const email = await PostalMime.parse(message.raw, { attachmentEncoding: "arraybuffer" });
-    part = reportPart(email);
+    tls = tlsReportPart(email);
+    part = tls === null ? reportPart(email) : null;
   } catch {
     return reject("Malformed MIME message.");
   }
-  if (part === null) return reject("No DMARC aggregate report attached.");
+  if (part === null && tls === null) return reject("No DMARC aggregate report attached.");
   try {
-    await ingestReport(svc, { body: part, recipient: message.to });
+    if (tls !== null) await ingestTlsReport(svc, { body: tls, recipient: message.to }, "email");
+    else if (part !== null) await ingestReport(svc, { body: part, recipient: message.to });
   } catch (error) {
     if (error instanceof ApiError && error.status < 500 && error.status !== 409) {
       const code = error.errors?.body?.[0];

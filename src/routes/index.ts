@@ -7,6 +7,7 @@ import { dkimToolRoutes } from "./dkim/tools";
 import { domainDkimRoutes } from "./domain-dkim";
 import { dmarcRoutes } from "./dmarc";
 import { intelRoutes } from "./intel";
+import { tlsRoutes } from "./tls";
 import { webhookRoutes } from "./webhooks";
 
 export function mountApiRoutes(v1: Api): void {
@@ -17,5 +18,6 @@ export function mountApiRoutes(v1: Api): void {
   v1.route("/", dkimToolRoutes());
   v1.route("/", domainDkimRoutes());
   v1.route("/", dmarcRoutes());
+  v1.route("/", tlsRoutes());
   v1.route("/", webhookRoutes());
 }

@@ -6,6 +6,7 @@ import { createRouter } from "../../app-router";
 import { dataOf, errorResponses } from "../../lib/openapi";
 import { ingestReport } from "../../services/dmarc/ingest";
 import { presentedSignature, readCapped, unpackBody, verifySignature } from "./body";
+import { ingestTlsReport, ingestTlsRoute, readTlsBody } from "./tls";
 
 const IngestResult = z
   .object({
@@ -72,6 +73,12 @@ export const ingestRoutes = () => {
     await verifySignature(body, presented, secret ?? "");
     const { bytes, recipient } = unpackBody(body, c.req.header("content-type"));
     const out = await ingestReport(svc, { body: bytes, recipient });
+    return out.duplicate ? c.json({ data: out }, 200) : c.json({ data: out }, 202);
+  });
+  r.openapi(ingestTlsRoute, async (c) => {
+    const { token } = c.req.valid("param");
+    const body = await readTlsBody(c.req.raw, c.req.header("content-type"));
+    const out = await ingestTlsReport(c.get("services"), { body, token }, "https");
     return out.duplicate ? c.json({ data: out }, 200) : c.json({ data: out }, 202);
   });
   return r;

@@ -1,7 +1,17 @@
 // The shape every producer of alerts hands to the alert service (monitoring, DKIM inventory, DMARC).
 import type { Severity } from "../../core/types";
 
-export const ALERT_KINDS = ["drift", "blacklist", "dmarc_failure_spike", "expiry", "dkim", "ownership"] as const;
+export const ALERT_KINDS = [
+  "drift",
+  "blacklist",
+  "dmarc_failure_spike",
+  "expiry",
+  "dkim",
+  "ownership",
+  "tls_failure",
+  "new_sender",
+  "reports_missing",
+] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 /** One open alert per (team, domain, kind, subject): a repeat updates it instead of adding another. */

@@ -20,6 +20,7 @@ import { changeAlerts, changeEvents, dkimChanges, expiryAlert, fieldText } from 
 import { mergePosture, type StoredPosture } from "./carry-over";
 import { gatherHints } from "./hints";
 import { checkIntervalMs, FAILED_RETRY_MS } from "../domains/schedule";
+import { tlsRptRua } from "../tls-reports/address";
 
 export type CheckOutcome =
   | { recorded: false; reason: "duplicate" | "no_domain" | "not_verified" | "superseded" }
@@ -67,6 +68,7 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
       fetch: svc.fetch,
       clock: svc.clock,
       dmarcRua: `mailto:${reportAddress(domain, svc.config)}`,
+      tlsRptRua: tlsRptRua(domain, svc.config),
       checkBimiLogo: true,
       extraIps: await alignedSendingIps(svc, domain.id, now),
       allowPrivateTargets: svc.config.webhookAllowPrivate,

@@ -26,6 +26,7 @@ export const EVENT_TYPES = [
   "alert.created",
   "alert.resolved",
   "dmarc.report.received",
+  "tlsrpt.report.received",
   "webhook.test",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -99,6 +99,18 @@ export const EVENT_DATA = {
   "dmarc.report.received": domainEvent({
     report: z.object({ org_name: z.string(), report_id: z.string(), begin: iso(), end: iso(), messages: z.number().int(), records: z.number().int() }),
   }),
+  "tlsrpt.report.received": domainEvent({
+    report: z.object({
+      org_name: z.string(),
+      report_id: z.string(),
+      begin: iso(),
+      end: iso(),
+      successful: z.number().int().describe("Successful TLS sessions, all policies."),
+      failed: z.number().int().describe("Failed TLS sessions, all policies."),
+      policies: z.array(z.enum(["sts", "tlsa", "no-policy-found"])).describe("The policy type of each policy the report covers."),
+      via: z.enum(["https", "email"]),
+    }),
+  }),
   "webhook.test": z.object({ webhook: z.object({ id: z.number().int(), url: z.string() }), message: z.string() }),
 } satisfies Record<EventType, z.ZodType>;
 

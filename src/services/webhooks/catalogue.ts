@@ -20,6 +20,7 @@ const DESCRIPTIONS: Record<EventType, string> = {
   "alert.created": "An alert is raised.",
   "alert.resolved": "An alert is marked resolved.",
   "dmarc.report.received": "A DMARC aggregate report is ingested.",
+  "tlsrpt.report.received": "An SMTP TLS report (RFC 8460) is ingested, by HTTPS or by mail.",
   "webhook.test": "The test action (POST /webhooks/{webhook}/test) runs; sent to that endpoint only.",
 };
 
