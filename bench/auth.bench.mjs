@@ -1,24 +1,62 @@
-// Issue 2: the cost of authentication + rate limiting, as GET /api/v1/me against GET / on the same server.
+// Issue 14 item 3: the cost of authentication + rate limiting, as GET /api/v1/domains (bearer token,
+// rate limit and quota in the team's Durable Object) against GET / (no authentication) on the same
+// `wrangler dev` (port 8870), concurrency 20, in alternating rounds. Targets: at least 0.7x the
+// throughput, p50 at most 1.5x (docs/decisions.md D51: verified tokens are cached per isolate).
 import { startDevServer } from "./lib/dev-server.mjs";
 import { fmt, load } from "./lib/load.mjs";
 
+const PORT = 8870;
+const ROUNDS = 3;
+
+const merge = (runs) => ({
+  total: runs.reduce((a, r) => a + r.total, 0),
+  rps: runs.reduce((a, r) => a + r.rps, 0) / runs.length,
+  p50: [...runs.map((r) => r.p50)].sort((a, b) => a - b)[Math.floor(runs.length / 2)],
+  p99: Math.max(...runs.map((r) => r.p99)),
+  statuses: runs.reduce((a, r) => {
+    for (const [k, v] of Object.entries(r.statuses)) a[k] = (a[k] ?? 0) + v;
+    return a;
+  }, {}),
+});
+
 export default async function run() {
-  const server = await startDevServer({ port: 8799 });
+  const server = await startDevServer({ port: PORT });
   try {
     // Enough teams that the enterprise per-minute limit (1,200) never caps the measurement.
-    const teams = await Promise.all(Array.from({ length: 12 }, () => server.createTeam("enterprise")));
+    const teams = await Promise.all(Array.from({ length: 16 }, () => server.createTeam("enterprise")));
     const tokens = teams.map((t) => t.tokens.full.token);
-    const opts = { total: 3000, concurrency: 16 };
+    const opts = { total: 1500, concurrency: 20 };
+    const open = () => load({ ...opts, request: () => fetch(`${server.url}/`) });
+    const authed = () =>
+      load({ ...opts, request: (i) => fetch(`${server.url}/api/v1/domains`, { headers: { authorization: `Bearer ${tokens[i % tokens.length]}` } }) });
     await load({ total: 300, concurrency: 8, request: () => fetch(`${server.url}/`) }); // warm-up
-    const open = await load({ ...opts, request: () => fetch(`${server.url}/`) });
-    const authed = await load({
-      ...opts,
-      request: (i) => fetch(`${server.url}/api/v1/me`, { headers: { authorization: `Bearer ${tokens[i % tokens.length]}` } }),
+    await load({
+      total: 300,
+      concurrency: 8,
+      request: (i) => fetch(`${server.url}/api/v1/domains`, { headers: { authorization: `Bearer ${tokens[i % tokens.length]}` } }),
     });
-    console.log(`GET /            (no auth)      ${fmt(open)}`);
-    console.log(`GET /api/v1/me   (auth + DO)    ${fmt(authed)}`);
+    // GET /me: authentication and the rate limit alone (its handler reads nothing more).
+    const me = () => load({ ...opts, request: (i) => fetch(`${server.url}/api/v1/me`, { headers: { authorization: `Bearer ${tokens[i % tokens.length]}` } }) });
+    const a = [];
+    const b = [];
+    const c = [];
+    const order = [
+      [open, a],
+      [authed, b],
+      [me, c],
+    ];
+    for (let r = 0; r < ROUNDS; r++) for (const [fn, out] of r % 2 === 0 ? order : [...order].reverse()) out.push(await fn());
+    const o = merge(a);
+    const t = merge(b);
+    const m = merge(c);
+    console.log(`concurrency ${opts.concurrency}, ${ROUNDS} alternating rounds of ${opts.total} requests each`);
+    console.log(`GET /                (no auth)            ${fmt(o)}`);
+    console.log(`GET /api/v1/domains  (token + DO + D1)    ${fmt(t)}`);
+    console.log(`GET /api/v1/me       (token + DO)         ${fmt(m)}   (${(m.rps / o.rps).toFixed(2)}x, p50 ${(m.p50 / o.p50).toFixed(2)}x)`);
+    const tr = t.rps / o.rps;
+    const lr = t.p50 / o.p50;
     console.log(
-      `ratio: authenticated throughput is ${(authed.rps / open.rps).toFixed(2)}x the unauthenticated one; p50 latency ${(authed.p50 / open.p50).toFixed(2)}x`,
+      `ratio: authenticated throughput ${tr.toFixed(2)}x the unauthenticated (target >= 0.7x: ${tr >= 0.7 ? "met" : "NOT met"}); p50 ${lr.toFixed(2)}x (target <= 1.5x: ${lr <= 1.5 ? "met" : "NOT met"})`,
     );
   } finally {
     await server.stop();
