@@ -48,7 +48,7 @@ const DmarcPage: FC<{ frame: Frame; a: DmarcAnalytics; reports: Reports; rq: Pag
       <p class="small">
         <a href={`/domains/${a.domain.id}`}>{a.domain.name}</a>
       </p>
-      <h1>{`DMARC reports for ${a.domain.name}`}</h1>
+      <h1 class="break">{`DMARC reports for ${a.domain.name}`}</h1>
       {uploaded && (
         <Notice kind="ok">
           {uploaded.duplicate
@@ -166,7 +166,9 @@ const DmarcPage: FC<{ frame: Frame; a: DmarcAnalytics; reports: Reports; rq: Pag
       <section class="panel" aria-labelledby="dmarc-reports">
         <h2 id="dmarc-reports">{`Stored reports (${reports.total})`}</h2>
         {reports.items.length === 0 ? (
-          <p class="muted">No reports stored yet. Reports arrive at {a.report_address}, or upload one below.</p>
+          <p class="muted">
+            No reports stored yet. Reports arrive at <span class="mono break">{a.report_address}</span>, or upload one below.
+          </p>
         ) : (
           <div class="table-wrap">
             <table>
