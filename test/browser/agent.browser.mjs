@@ -9,6 +9,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { look, openMailLink, signIn, startStack } from "./harness.mjs";
 
@@ -124,6 +125,21 @@ async function redirectReceiver() {
   return { uri: `http://127.0.0.1:${server.address().port}/callback`, received, close: () => new Promise((r) => server.close(r)) };
 }
 
+/** The browser part: not signed in, so sign in through the emailed link, come back to the consent page and allow. */
+async function consent(page, authorizeUrl, clientName, access, shot) {
+  await page.goto(authorizeUrl);
+  await page.getByLabel("Email address").fill(owner);
+  await page.getByRole("button", { name: "Email me a sign-in link" }).click();
+  await page.getByRole("heading", { name: "Check your email" }).waitFor();
+  await openMailLink(page, owner);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: `Allow ${clientName} to use your account?` }).waitFor();
+  if (shot) await look(page, shot);
+  await page.locator("#consent-team").selectOption({ index: 0 });
+  await page.getByRole("radio", { name: access }).check();
+  await page.getByRole("button", { name: "Allow" }).click();
+}
+
 const form = (fields) => ({
   method: "POST",
   headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -179,19 +195,8 @@ test("a desktop assistant signs in with OAuth, reads with a refreshed token, and
       authorize.searchParams.set(k, v);
     }
 
-    // The browser: not signed in, so sign in through the emailed link and come back to the consent page.
     const { page, context } = await stack.person();
-    await page.goto(authorize.toString());
-    await page.getByLabel("Email address").fill(owner);
-    await page.getByRole("button", { name: "Email me a sign-in link" }).click();
-    await page.getByRole("heading", { name: "Check your email" }).waitFor();
-    await openMailLink(page, owner);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: /Allow Desktop Assistant/ }).waitFor();
-    await look(page, "oauth-consent");
-    await page.locator("#consent-team").selectOption({ index: 0 });
-    await page.getByRole("radio", { name: /Read-only/ }).check();
-    await page.getByRole("button", { name: "Allow" }).click();
+    await consent(page, authorize.toString(), "Desktop Assistant", /Read-only/, "oauth-consent");
     const callback = await receiver.received;
     assert.equal(callback.get("state"), state);
     const code = callback.get("code");
@@ -243,6 +248,78 @@ test("a desktop assistant signs in with OAuth, reads with a refreshed token, and
     assert.equal(gone.status, 401);
     const reRefresh = await fetch(meta.token_endpoint, form({ grant_type: "refresh_token", refresh_token: refreshed.refresh_token, client_id }));
     assert.equal(reRefresh.status, 400);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test("an MCP client with the SDK's own OAuth support connects after consent and refreshes by itself", async () => {
+  const receiver = await redirectReceiver();
+  // What a desktop assistant keeps between runs: its registration, PKCE verifier and tokens.
+  const kept = { client: undefined, tokens: undefined, verifier: "", authorizeUrl: undefined };
+  const provider = {
+    get redirectUrl() {
+      return receiver.uri;
+    },
+    get clientMetadata() {
+      return {
+        client_name: "SDK Assistant",
+        redirect_uris: [receiver.uri],
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "none",
+      };
+    },
+    clientInformation: () => kept.client,
+    saveClientInformation: (info) => {
+      kept.client = info;
+    },
+    tokens: () => kept.tokens,
+    saveTokens: (tokens) => {
+      kept.tokens = tokens;
+    },
+    redirectToAuthorization: (url) => {
+      kept.authorizeUrl = url;
+    },
+    saveCodeVerifier: (v) => {
+      kept.verifier = v;
+    },
+    codeVerifier: () => kept.verifier,
+  };
+  const endpoint = new URL(`${stack.url}/mcp`);
+  try {
+    const first = new StreamableHTTPClientTransport(endpoint, { authProvider: provider });
+    await assert.rejects(new Client({ name: "sdk-assistant", version: "1.0.0" }).connect(first), UnauthorizedError);
+    assert.ok(kept.client?.client_id, "the SDK registered itself");
+    assert.ok(kept.authorizeUrl, "the SDK asked to open the authorize URL");
+    assert.equal(kept.authorizeUrl.searchParams.get("code_challenge_method"), "S256");
+
+    const { page, context } = await stack.person();
+    await consent(page, kept.authorizeUrl.toString(), "SDK Assistant", /^Full/);
+    const callback = await receiver.received;
+    await context.close();
+    await first.finishAuth(callback.get("code"));
+    assert.ok(kept.tokens?.access_token && kept.tokens.refresh_token);
+
+    const client = new Client({ name: "sdk-assistant", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(endpoint, { authProvider: provider }));
+    assert.deepEqual(
+      (await call(client, "list_domains")).data.map((d) => d.name),
+      [domain],
+    );
+    // A full grant may queue a check.
+    assert.equal((await call(client, "check_domain", { domain_id: domainId })).data.status, "queued");
+    await client.close();
+
+    // An expired access token: the SDK refreshes with the stored refresh token, without the browser.
+    kept.tokens = { ...kept.tokens, access_token: "expired-access-token" };
+    kept.authorizeUrl = undefined;
+    const later = new Client({ name: "sdk-assistant", version: "1.0.0" });
+    await later.connect(new StreamableHTTPClientTransport(endpoint, { authProvider: provider }));
+    assert.equal((await call(later, "get_domain_posture", { domain_id: domainId })).data.name, domain);
+    assert.notEqual(kept.tokens.access_token, "expired-access-token");
+    assert.equal(kept.authorizeUrl, undefined, "no second consent");
+    await later.close();
   } finally {
     await receiver.close();
   }
