@@ -19,7 +19,27 @@ export interface Aggregated {
 }
 
 /** Whether DKIM d= and the From domain are equal or one is a subdomain of the other (no PSL here). */
-const related = (d: string, from: string): boolean => d === from || from.endsWith(`.${d}`) || d.endsWith(`.${from}`);
+const related = (d: string, from: string): boolean => d === from || under(from, d) || under(d, from);
+/** Whether `name` ends with "." + `parent` (compared in place: this runs once per record). */
+const under = (name: string, parent: string): boolean =>
+  name.length > parent.length && name.endsWith(parent) && name.charCodeAt(name.length - parent.length - 1) === 0x2e;
+
+/** Whether two rows have the same key: every field but day and messages. */
+function sameKey(x: AggregateRow, y: AggregateRow): boolean {
+  return (
+    x.headerFrom === y.headerFrom &&
+    x.envelopeFrom === y.envelopeFrom &&
+    x.disposition === y.disposition &&
+    x.dmarcDkim === y.dmarcDkim &&
+    x.dmarcSpf === y.dmarcSpf &&
+    x.overrideReason === y.overrideReason &&
+    x.dkimDomain === y.dkimDomain &&
+    x.dkimSelector === y.dkimSelector &&
+    x.dkimResult === y.dkimResult &&
+    x.spfDomain === y.spfDomain &&
+    x.spfResult === y.spfResult
+  );
+}
 
 /**
  * The DKIM signature a row is keyed by when a record carries several: a passing signature
@@ -70,44 +90,28 @@ export class Aggregator {
     this.totals.messages += r.count;
     const dk = primaryDkim(r);
     const sp = primarySpf(r);
-    const reason = r.reasons[0]?.type ?? null;
-    const dkimDomain = dk?.domain ?? null;
-    const dkimSelector = dk?.selector ?? null;
-    const dkimResult = dk?.result ?? null;
-    const spfDomain = sp?.domain ?? null;
-    const spfResult = sp?.result ?? null;
-    const same = (x: AggregateRow): boolean =>
-      x.headerFrom === r.headerFrom &&
-      x.envelopeFrom === r.envelopeFrom &&
-      x.disposition === r.disposition &&
-      x.dmarcDkim === r.dkim &&
-      x.dmarcSpf === r.spf &&
-      x.overrideReason === reason &&
-      x.dkimDomain === dkimDomain &&
-      x.dkimSelector === dkimSelector &&
-      x.dkimResult === dkimResult &&
-      x.spfDomain === spfDomain &&
-      x.spfResult === spfResult;
+    const row: AggregateRow = {
+      day: "",
+      sourceIp: r.sourceIp,
+      headerFrom: r.headerFrom,
+      envelopeFrom: r.envelopeFrom,
+      disposition: r.disposition,
+      dmarcDkim: r.dkim,
+      dmarcSpf: r.spf,
+      overrideReason: r.reasons[0]?.type ?? null,
+      dkimDomain: dk?.domain ?? null,
+      dkimSelector: dk?.selector ?? null,
+      dkimResult: dk?.result ?? null,
+      spfDomain: sp?.domain ?? null,
+      spfResult: sp?.result ?? null,
+      messages: r.count,
+    };
     const there = this.byIp.get(r.sourceIp);
-    const hit = there === undefined ? undefined : Array.isArray(there) ? there.find(same) : same(there) ? there : undefined;
+    let hit: AggregateRow | undefined;
+    if (Array.isArray(there)) hit = there.find((x) => sameKey(x, row));
+    else if (there !== undefined && sameKey(there, row)) hit = there;
     if (hit !== undefined) hit.messages += r.count;
     else if (this.order.length < this.maxKeys) {
-      const row: AggregateRow = {
-        day: "",
-        sourceIp: r.sourceIp,
-        headerFrom: r.headerFrom,
-        envelopeFrom: r.envelopeFrom,
-        disposition: r.disposition,
-        dmarcDkim: r.dkim,
-        dmarcSpf: r.spf,
-        overrideReason: reason,
-        dkimDomain,
-        dkimSelector,
-        dkimResult,
-        spfDomain,
-        spfResult,
-        messages: r.count,
-      };
       this.order.push(row);
       if (there === undefined) this.byIp.set(r.sourceIp, row);
       else if (Array.isArray(there)) there.push(row);

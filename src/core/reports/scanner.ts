@@ -101,7 +101,8 @@ export class XmlScanner {
   private sawRoot = false;
   private closedRoot = false;
   private names = new Uint8Array(1024);
-  private colon = -1; // the first ":" of the last name read // raw names of the open elements, for end-tag matching
+  private colon = -1; // the first ":" of the last name read
+  private wide = false; // a non-ASCII byte was read since the last "<" // raw names of the open elements, for end-tag matching
   private nameEnds: number[] = [];
   error: ReportError | null = null;
   /** Where the chunk being scanned ends, for the caller's look at its rest after a sink error. */
@@ -265,6 +266,7 @@ export class XmlScanner {
   }
 
   private toMarkup(lt: number): void {
+    this.wide = false;
     this.mark = lt;
     this.i = lt + 1;
     this.adj = 0;
@@ -287,6 +289,7 @@ export class XmlScanner {
     if (!literalOk(cp, this.xml11)) throw malformed("disallowed character");
     this.adj += len - units(cp);
     this.plain = false;
+    this.wide = true;
     return len;
   }
 
@@ -400,6 +403,7 @@ export class XmlScanner {
   private unitsIn(a: number, b: number): number {
     const buf = this.buf;
     let n = b - a;
+    if (!this.wide) return n;
     for (let j = a; j < b; j++) {
       const x = buf[j] as number;
       if (x >= 0x80) {
@@ -439,6 +443,7 @@ export class XmlScanner {
         cp = r >>> 3;
         len = r & 7;
         if (!literalOk(cp, this.xml11)) throw malformed("disallowed character");
+        this.wide = true;
       }
       if (!(first ? isNameStart(cp) : isNameChar(cp))) {
         if (first) throw malformed("disallowed character in a name");
