@@ -91,6 +91,29 @@ export function createAgentGateway(fallback: Fetch) {
     }
     // A per-request copy: the provider puts its helpers on env (OAUTH_PROVIDER) for the consent and
     // grants pages, and they must be this origin's, not the first origin an isolate saw.
-    return provider.fetch(request, { ...env }, ctx);
+    const response = await provider.fetch(rootMetadataAsMcp(request), { ...env }, ctx);
+    return explainedNotFound(response);
   };
+}
+
+const PRM_ROOT = "/.well-known/oauth-protected-resource";
+
+/**
+ * The origin has one protected resource, /mcp, whose metadata lives at PRM_ROOT + "/mcp" (RFC 9728
+ * §3.1). Clients that look at the root first (or only) get the same document instead of a 404
+ * (docs/decisions.md D46).
+ */
+function rootMetadataAsMcp(request: Request): Request {
+  const url = new URL(request.url);
+  if (url.pathname !== PRM_ROOT) return request;
+  url.pathname = `${PRM_ROOT}${MCP_PATH}`;
+  return new Request(url, request);
+}
+
+/** The provider answers some unknown agent paths with an empty 404; every 4xx carries a message and a code (D1). */
+function explainedNotFound(response: Response): Response {
+  if (response.status !== 404 || response.body !== null) return response;
+  const headers = new Headers(response.headers);
+  headers.set("content-type", "application/json");
+  return new Response(JSON.stringify({ message: "Not found.", code: "not_found" }), { status: 404, headers });
 }

@@ -95,6 +95,16 @@ describe("OAuth discovery", () => {
     const pr = (await (await b.fetch("/.well-known/oauth-protected-resource/mcp")).json()) as Record<string, unknown>;
     expect(pr).toMatchObject({ resource: MCP, authorization_servers: [ORIGIN] });
   });
+
+  it("answers the root protected-resource path with the /mcp document, and an unknown one with a JSON 404", async () => {
+    const b = new Browser();
+    const root = await b.fetch("/.well-known/oauth-protected-resource");
+    expect(root.status).toBe(200);
+    expect(await root.json()).toMatchObject({ resource: MCP, authorization_servers: [ORIGIN] });
+    const other = await b.fetch("/.well-known/oauth-protected-resource/elsewhere");
+    expect(other.status).toBe(404);
+    expect(await other.json()).toEqual({ message: "Not found.", code: "not_found" });
+  });
 });
 
 describe("OAuth flow", () => {
