@@ -13,7 +13,9 @@ const W = 640;
 const H = 200;
 const PAD = { top: 12, right: 12, bottom: 28, left: 40 };
 const niceMax = (v: number) => {
-  if (v <= 0) return 1;
+  // The axis is labelled at 0, half and max: at least 2, so an empty or tiny chart reads 0, 1, 2
+  // rather than 0, 1, 1.
+  if (v <= 2) return 2;
   const p = 10 ** Math.floor(Math.log10(v));
   return Math.ceil(v / p) * p;
 };

@@ -32,7 +32,7 @@ after(async () => {
   await stack?.stop();
 });
 
-test("adds a domain, verifies it, waits for the queued check and copies a fix", async () => {
+test("adds a domain, verifies it, waits for the queued check, copies a fix, and resolves the alert a DNS change raises", async () => {
   const { page, context } = await stack.person();
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await signIn(page, owner);
@@ -69,6 +69,27 @@ test("adds a domain, verifies it, waits for the queued check and copies a fix", 
   await page.goto("/domains");
   assert.ok((await page.content()).includes(domain));
   await look(page, "domains-list");
+
+  // The SPF record disappears: the next check records the change and raises a drift alert.
+  stack.doh.set(domain, { MX: [{ preference: 10, exchange: `mx.${domain}` }] });
+  await page.goto(domainPath);
+  await page.getByRole("button", { name: "Check now" }).click();
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    await page.goto("/alerts");
+    if ((await page.getByRole("button", { name: /^Resolve: / }).count()) > 0) break;
+    assert.ok(Date.now() < deadline, "an alert appears after the check");
+    await page.waitForTimeout(2000);
+  }
+  await look(page, "alerts-open");
+  await page
+    .getByRole("button", { name: /^Resolve: / })
+    .first()
+    .click();
+  await page.getByText("The alert was resolved.").waitFor();
+  await look(page, "alerts-resolved");
+  await page.goto(domainPath);
+  await page.locator("#part-spf").waitFor();
   await context.close();
 });
 
