@@ -9,6 +9,7 @@ import { conflict } from "../../lib/errors";
 import { commitAll, type Statement } from "../commit";
 import { buildConditionalEvent } from "../alerts/conditional-event";
 import { selectorStatements } from "./dkim-evidence";
+import { newSenderChanges } from "./new-sender";
 import { failureSpike } from "./spike";
 
 export interface StoreTarget {
@@ -150,11 +151,14 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
     { where: stillMine },
   );
   const spike = await failureSpike(svc, target, parsed);
-  const alerts = spike ? upsertAlerts(db, [spike], now, await openAlertKeys(db, target.teamId, target.id)) : { statements: [], eventIds: [] };
+  const senders = await newSenderChanges(svc, target, parsed, now);
+  const drafts = [...(spike ? [spike] : []), ...senders.drafts];
+  const alerts = drafts.length > 0 ? upsertAlerts(db, drafts, now, await openAlertKeys(db, target.teamId, target.id)) : { statements: [], eventIds: [] };
   const closing: Statement[] = [
     ...(await selectorStatements(svc, target, parsed, now)),
     event.statement,
     ...alerts.statements,
+    ...senders.statements,
     db
       .update(dmarcReports)
       .set({ status: "complete" })
@@ -173,7 +177,7 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
       if (pending.length === STATEMENTS_PER_BATCH) await commitAll(svc, pending.splice(0));
     }
     if (pending.length > 0) await commitAll(svc, pending.splice(0));
-    const results = await commitAll(svc, [...(last ? [last] : []), ...closing], [event.id, ...alerts.eventIds]);
+    const results = await commitAll(svc, [...(last ? [last] : []), ...closing], [event.id, ...alerts.eventIds, ...senders.eventIds]);
     const published = (results.at(-1) as Array<{ id: number }> | undefined)?.length ?? 0;
     if (published === 0) superseded = true;
   } catch (error) {

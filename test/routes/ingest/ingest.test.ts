@@ -276,7 +276,13 @@ describe("failure spike alert", () => {
     );
     // Small report with every message failing: under 100 messages, no alert.
     await post(reportXml({ domain: d.name, begin: day0(2), end: day0(1) - 1, records: [{ ip: "203.0.113.1", count: 50, dkim: "fail", spf: "fail" }] }));
-    expect(await db.select().from(alerts).where(eq(alerts.domainId, d.id))).toHaveLength(0);
+    // (The new addresses failing DMARC raise new_sender alerts: docs/decisions.md D103; only the spike is looked at here.)
+    const spikes = () =>
+      db
+        .select()
+        .from(alerts)
+        .where(and(eq(alerts.domainId, d.id), eq(alerts.kind, "dmarc_failure_spike")));
+    expect(await spikes()).toHaveLength(0);
     // 40% failing of 200: ≥ 3x 2% and ≥ 10 points above it.
     await post(
       reportXml({
@@ -289,13 +295,15 @@ describe("failure spike alert", () => {
         ],
       }),
     );
-    const open = await db.select().from(alerts).where(eq(alerts.domainId, d.id));
+    const open = await spikes();
     expect(open).toHaveLength(1);
     expect(open[0]).toMatchObject({ kind: "dmarc_failure_spike", subject: "dmarc:failures", occurrences: 1, resolvedAt: null });
-    const created = await db
-      .select()
-      .from(events)
-      .where(and(eq(events.domainId, d.id), eq(events.type, "alert.created")));
+    const created = (
+      await db
+        .select()
+        .from(events)
+        .where(and(eq(events.domainId, d.id), eq(events.type, "alert.created")))
+    ).filter((e) => (e.payload as { data: { alert: { kind: string } } }).data.alert.kind === "dmarc_failure_spike");
     expect(created).toHaveLength(1);
   });
 });
