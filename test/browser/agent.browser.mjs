@@ -126,18 +126,18 @@ async function redirectReceiver() {
 }
 
 /** The browser part: not signed in, so sign in through the emailed link, come back to the consent page and allow. */
-async function consent(page, authorizeUrl, clientName, access, shot) {
+async function consent(page, authorizeUrl, clientName, access, shot, { email = owner, decision = "Allow" } = {}) {
   await page.goto(authorizeUrl);
-  await page.getByLabel("Email address").fill(owner);
+  await page.getByLabel("Email address").fill(email);
   await page.getByRole("button", { name: "Email me a sign-in link" }).click();
   await page.getByRole("heading", { name: "Check your email" }).waitFor();
-  await openMailLink(page, owner);
+  await openMailLink(page, email);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("heading", { name: `Allow ${clientName} to use your account?` }).waitFor();
   if (shot) await look(page, shot);
   await page.locator("#consent-team").selectOption({ index: 0 });
   await page.getByRole("radio", { name: access }).check();
-  await page.getByRole("button", { name: "Allow" }).click();
+  await page.getByRole("button", { name: decision }).click();
 }
 
 const form = (fields) => ({
@@ -320,6 +320,38 @@ test("an MCP client with the SDK's own OAuth support connects after consent and 
     assert.notEqual(kept.tokens.access_token, "expired-access-token");
     assert.equal(kept.authorizeUrl, undefined, "no second consent");
     await later.close();
+  } finally {
+    await receiver.close();
+  }
+});
+
+test("a person who denies the consent sends the app back to its loopback address with access_denied", async () => {
+  const receiver = await redirectReceiver();
+  try {
+    const reg = await fetch(`${stack.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "Unwanted App", redirect_uris: [receiver.uri], token_endpoint_auth_method: "none" }),
+    });
+    assert.equal(reg.status, 201);
+    const { client_id } = await reg.json();
+    const challenge = createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url");
+    const authorize = `${stack.url}/oauth/authorize?${new URLSearchParams({
+      response_type: "code",
+      client_id,
+      redirect_uri: receiver.uri,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "deny-state",
+    })}`;
+    // Another person (sign-in links are limited per address and minute; the owner used theirs above).
+    const { page, context } = await stack.person();
+    await consent(page, authorize, "Unwanted App", /Read-only/, undefined, { email: `agent-denier-${stamp}@example.com`, decision: "Deny" });
+    const callback = await receiver.received;
+    assert.equal(callback.get("error"), "access_denied");
+    assert.equal(callback.get("state"), "deny-state");
+    assert.equal(callback.get("code"), null);
+    await context.close();
   } finally {
     await receiver.close();
   }
