@@ -7,6 +7,7 @@ import { pruneChecks } from "../services/checks/retention";
 import { recheckOwnership } from "../services/domains/ownership";
 import { runDkimAudit } from "../services/dkim-inventory/audit";
 import { purgeDmarcData } from "../services/dmarc/retention";
+import { checkSilentReporters } from "../services/dmarc/silent-reporters";
 import { sweepUnpublishedReports } from "../services/dmarc/sweep";
 import { purgeTlsReports } from "../services/tls-reports/retention";
 import { resealSecrets } from "../services/webhooks/secrets";
@@ -35,6 +36,7 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
     { name: "deliveries-retention", run: (svc) => purgeDeliveries(svc) },
     { name: "dmarc-retention", run: (svc) => purgeDmarcData(svc) },
     { name: "tls-retention", run: (svc) => purgeTlsReports(svc) },
+    { name: "silent-reporters", run: (svc) => checkSilentReporters(svc) },
     { name: "reseal-webhook-secrets", run: (svc) => resealSecrets(svc) },
   ],
 };
