@@ -31,6 +31,7 @@ const TAGS = [
   },
   { name: "DMARC", description: "Aggregate-report analytics of a domain." },
   { name: "DMARC ingestion", description: "Where reporters (or a forwarding worker) post DMARC aggregate reports." },
+  { name: "TLS reporting", description: "SMTP TLS reports (RFC 8460): where reporters post them, and a domain's TLS results." },
   { name: "Alerts", description: "Open and resolved alerts of the team." },
   { name: "Intelligence", description: "Posture of any domain and checks of email addresses." },
   { name: "Webhooks", description: "Endpoints, the event catalogue, deliveries and redelivery." },
