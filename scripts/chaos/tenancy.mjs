@@ -36,7 +36,10 @@ function differences(a, b, path = "") {
 }
 
 export async function runTenancy({ base, doc, owner, intruder, seed, section }) {
-  const targets = operations(doc).filter((o) => o.params.some((p) => p.in === "path"));
+  // Team-owned resources only: an operation that takes no team token (a report URL addressed by its
+  // own unguessable token, say) has no "other team" to try it as.
+  const teamScoped = (o) => (o.op.security ?? doc.security ?? []).some((req) => "bearerAuth" in req);
+  const targets = operations(doc).filter((o) => o.params.some((p) => p.in === "path") && teamScoped(o));
   section.check(targets.length > 0, "the document has operations with ids in their path");
   const before = await snapshot(base, doc, owner, seed);
   for (const [path, s] of Object.entries(before)) section.check(s.status === 200, `owner reads ${path}`, `${s.status}`);

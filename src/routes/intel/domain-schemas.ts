@@ -17,9 +17,15 @@ const statusOf = (extra: readonly string[] | undefined) =>
         .openapi({ description: "temperror: DNS could not answer now; insecure: the answer was not DNSSEC-authenticated, so it proves neither." })
     : Status;
 
+/** Every status any part may report: the shared record allows them all and each part's own schema
+ *  narrows it (OpenAPI renders a part as allOf [IntelRecord, part], so the base must not be narrower). */
+const AnyStatus = z
+  .enum(["present", "missing", "invalid", "temperror", ...new Set(RECORD_PARTS.flatMap((p) => p.extraStatuses ?? []))] as [string, ...string[]])
+  .openapi({ description: "temperror: DNS could not answer now; insecure: the answer was not DNSSEC-authenticated, so it proves neither." });
+
 export const IntelRecord = z
   .object({
-    status: Status,
+    status: AnyStatus,
     record: z.string().nullable(),
     stale: z.boolean().optional().openapi({ description: "In a stored check: the lookup failed, and this is the last good value carried over." }),
   })
