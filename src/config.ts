@@ -12,6 +12,8 @@ export interface Config {
   adminToken: string | null;
   adminTokenTooShort: boolean;
   dmarcIngestSecret: string | null;
+  /** Spamhaus Data Query Service key (secret): without it Spamhaus lists are "unknown" (docs/decisions.md D105). */
+  dnsblDqsKey: string | null;
   webhookSecretKey: string | null;
   /** The key being retired: still opens secrets it sealed, never seals new ones. */
   webhookSecretKeyPrevious: string | null;
@@ -37,6 +39,7 @@ export function loadConfig(env: Env): Config {
     adminToken: admin !== null && admin.length >= MIN_ADMIN_TOKEN_LENGTH ? admin : null,
     adminTokenTooShort: admin !== null && admin.length < MIN_ADMIN_TOKEN_LENGTH,
     dmarcIngestSecret: nonEmpty(env.DMARC_INGEST_SECRET),
+    dnsblDqsKey: nonEmpty(env.DNSBL_DQS_KEY),
     webhookSecretKey: nonEmpty(env.WEBHOOK_SECRET_KEY),
     webhookSecretKeyPrevious: nonEmpty(env.WEBHOOK_SECRET_KEY_PREVIOUS),
     notifyFrom: nonEmpty(env.NOTIFY_FROM),

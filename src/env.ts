@@ -13,6 +13,8 @@ export interface Env {
   WEBHOOK_ALLOW_PRIVATE?: string;
   WEBHOOK_ALLOW_INSECURE?: string;
   DMARC_INGEST_SECRET?: string;
+  /** Spamhaus Data Query Service key (secret). */
+  DNSBL_DQS_KEY?: string;
   REPORT_DOMAIN?: string;
   SITE_URL?: string;
   WEBHOOK_SECRET_KEY?: string;

@@ -131,7 +131,7 @@ export async function checkBlacklists(
 async function askOne(job: Job, resolver: Resolver, result: BlacklistResult): Promise<void> {
   const outcome = await queryOne(job, resolver);
   result.checked++;
-  const base = { zone: job.list.zone, list: job.list.name, target: job.target };
+  const base = { zone: job.list.publicZone ?? job.list.zone, list: job.list.name, target: job.target };
   if (outcome.kind === "clean") {
     result.clean++;
     result.cleared.push({ list: job.list.name, target: job.target });
@@ -150,6 +150,7 @@ async function askOne(job: Job, resolver: Resolver, result: BlacklistResult): Pr
 }
 
 async function queryOne(job: Job, resolver: Resolver): Promise<Outcome> {
+  if (job.list.unavailable) return { kind: "unknown", reason: job.list.unavailable };
   const r = await resolver.query(job.name, "A");
   // RFC 5782 §2.1: NXDOMAIN is "not listed"; a name with no A record lists nothing either.
   if (r.kind === "nxdomain" || r.kind === "nodata") return { kind: "clean" };
@@ -186,7 +187,11 @@ export function blacklistFindings(r: BlacklistResult): Finding[] {
     out.push({
       rule: "dnsbl.unknown",
       severity: "Info",
-      description: `${r.unknown.length} blocklist queries gave no usable answer (${[...new Set(r.unknown.map((u) => u.list))].join(", ")}); status unknown.`,
+      description: `${r.unknown.length} blocklist queries gave no usable answer (${[...new Set(r.unknown.map((u) => u.list))].join(", ")}); status unknown: ${[
+        ...new Set(r.unknown.map((u) => u.reason)),
+      ]
+        .slice(0, 3)
+        .join("; ")}.`,
       fix: null,
     });
   }

@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { FakeResolver } from "../../../test/support/fake-resolver";
 import { blacklistFindings, checkBlacklists } from "./check";
-import { defaultLists, type DnsblList } from "./zones";
+import { defaultLists, type DnsblList, SPAMHAUS_NEEDS_DQS } from "./zones";
 
 const lists = defaultLists();
 const byZone = (z: string): DnsblList => {
   const l = lists.find((x) => x.zone === z);
   if (!l) throw new Error(`no list ${z}`);
-  return l;
+  // As if a DQS key were set: these tests are about the answers, not about reaching Spamhaus.
+  return { ...l, unavailable: undefined };
 };
 
 describe("return-code table", () => {
@@ -95,11 +96,32 @@ describe("checkBlacklists", () => {
       },
     } as FakeResolver;
     const r = await checkBlacklists({ domain: "example.com", ips: ["192.0.2.1", "192.0.2.2", "bogus"] }, slow, undefined, { concurrency: 3 });
-    expect(r).toMatchObject({ listed: [], unknown: [], clean: 13, checked: 13 });
+    // Without a DQS key the three Spamhaus queries are unknown, never clean (docs/decisions.md D105).
+    expect(r).toMatchObject({ listed: [], clean: 10, checked: 13 });
+    expect(r.unknown.map((u) => u.reason)).toEqual([SPAMHAUS_NEEDS_DQS, SPAMHAUS_NEEDS_DQS, SPAMHAUS_NEEDS_DQS]);
     expect(peak).toBeLessThanOrEqual(3);
   });
   it("uses the DQS zone when a key is given", () => {
     expect(defaultLists({ spamhausDqsKey: "abc123" }).map((l) => l.zone)).toContain("abc123.zen.dq.spamhaus.net");
+  });
+  it("without a key, Spamhaus lists are unknown with the reason and never asked, even where a resolver would say NXDOMAIN", async () => {
+    const asked: string[] = [];
+    const res = new FakeResolver({});
+    const spy = { query: (name: string, type: string) => (asked.push(name), res.query(name, type as "A")) } as unknown as FakeResolver;
+    const r = await checkBlacklists({ domain: "example.com", ips: ["192.0.2.1"] }, spy, defaultLists());
+    expect(r.unknown.map((u) => [u.list, u.reason])).toEqual([
+      ["Spamhaus DBL", SPAMHAUS_NEEDS_DQS],
+      ["Spamhaus ZEN", SPAMHAUS_NEEDS_DQS],
+    ]);
+    expect(r.cleared.map((c) => c.list)).not.toContain("Spamhaus ZEN");
+    expect(asked.some((n) => n.includes("spamhaus"))).toBe(false);
+  });
+  it("with a key, asks the DQS zone and never shows the key", async () => {
+    const key = "k3yabcdefghijklmnopqrstuvw";
+    const res = new FakeResolver({ [`1.2.0.192.${key}.zen.dq.spamhaus.net`]: { A: ["127.0.0.2"] } });
+    const r = await checkBlacklists({ ips: ["192.0.2.1"] }, res, defaultLists({ spamhausDqsKey: key }));
+    expect(r.listed).toMatchObject([{ list: "Spamhaus ZEN", zone: "zen.spamhaus.org", target: "192.0.2.1" }]);
+    expect(JSON.stringify(r)).not.toContain(key);
   });
 });
 

@@ -11,6 +11,10 @@ export interface DnsblList {
   /** Whether the zone answers nibble-reversed IPv6 queries (RFC 5782 §2.4). */
   ipv6: boolean;
   interpret(code: string): Verdict;
+  /** The zone as shown and stored when `zone` carries a secret (a Spamhaus DQS key never leaves the query). */
+  publicZone?: string;
+  /** Set when the list cannot answer truthfully here: every query is "unknown" with this reason, none is sent. */
+  unavailable?: string;
 }
 
 const unknown = (reason: string): Verdict => ({ kind: "unknown", reason });
@@ -131,17 +135,31 @@ export interface DefaultListOptions {
   spamhausDqsKey?: string;
 }
 
+/**
+ * Spamhaus refuses or misanswers queries that come through large public resolvers (the DoH resolvers
+ * this service uses): without a Data Query Service key its lists are "unknown" with this reason, never
+ * "not listed" (docs/decisions.md D105). The key goes into the query name only.
+ */
+export const SPAMHAUS_NEEDS_DQS =
+  "Spamhaus does not answer queries from public resolvers reliably; set DNSBL_DQS_KEY (a Spamhaus Data Query Service key) to check this list";
+const DQS_KEY = /^[a-z0-9]{1,63}$/; // one DNS label
+
+function spamhaus(list: DnsblList, key: string | undefined, dqsZone: string): DnsblList {
+  if (key && DQS_KEY.test(key)) return { ...list, zone: `${key}.${dqsZone}`, publicZone: list.zone };
+  return { ...list, unavailable: SPAMHAUS_NEEDS_DQS };
+}
+
 /** The core set (docs/decisions.md D21). SORBS is decommissioned; Barracuda needs a registered resolver. */
 export function defaultLists(opts: DefaultListOptions = {}): DnsblList[] {
-  const key = opts.spamhausDqsKey;
+  const key = opts.spamhausDqsKey?.trim().toLowerCase();
   return [
-    ipList(key ? `${key}.zen.dq.spamhaus.net` : "zen.spamhaus.org", "Spamhaus ZEN", ZEN, true),
+    spamhaus(ipList("zen.spamhaus.org", "Spamhaus ZEN", ZEN, true), key, "zen.dq.spamhaus.net"),
     ipList("bl.spamcop.net", "SpamCop", table("127.0.0", SINGLE)),
     ipList("psbl.surriel.com", "PSBL", table("127.0.0", SINGLE)),
     ipList("bl.mailspike.net", "Mailspike", MAILSPIKE),
     // UCEPROTECT L1 lists single IPs; L2/L3 list whole ranges/ASNs and are deliberately not used.
     ipList("dnsbl-1.uceprotect.net", "UCEPROTECT L1", table("127.0.0", { 2: listed("listed", "Medium") })),
-    domainList(key ? `${key}.dbl.dq.spamhaus.net` : "dbl.spamhaus.org", "Spamhaus DBL", DBL),
+    spamhaus(domainList("dbl.spamhaus.org", "Spamhaus DBL", DBL), key, "dbl.dq.spamhaus.net"),
     domainList("multi.surbl.org", "SURBL", SURBL),
     domainList("multi.uribl.com", "URIBL", URIBL),
   ];

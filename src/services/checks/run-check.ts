@@ -21,6 +21,7 @@ import { mergePosture, type StoredPosture } from "./carry-over";
 import { gatherHints } from "./hints";
 import { checkIntervalMs, FAILED_RETRY_MS } from "../domains/schedule";
 import { tlsRptRua } from "../tls-reports/address";
+import { defaultLists } from "../../core/dnsbl/zones";
 
 export type CheckOutcome =
   | { recorded: false; reason: "duplicate" | "no_domain" | "not_verified" | "superseded" }
@@ -69,6 +70,7 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
       clock: svc.clock,
       dmarcRua: `mailto:${reportAddress(domain, svc.config)}`,
       tlsRptRua: tlsRptRua(domain, svc.config),
+      dnsbl: defaultLists({ spamhausDqsKey: svc.config.dnsblDqsKey ?? undefined }),
       checkBimiLogo: true,
       extraIps: await alignedSendingIps(svc, domain.id, now),
       allowPrivateTargets: svc.config.webhookAllowPrivate,

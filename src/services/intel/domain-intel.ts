@@ -4,6 +4,7 @@ import { analyzeDomain, type DomainAnalysis } from "../../core/posture/analyze-d
 import { dependencyUnavailable, validationFailed } from "../../lib/errors";
 import type { Services } from "../../services";
 import { fullView, summaryView } from "./domain-views";
+import { defaultLists } from "../../core/dnsbl/zones";
 
 export function validDomain(input: string): string {
   const name = normalizeDomainName(input);
@@ -23,6 +24,7 @@ export async function domainIntel(svc: Services, input: string, full: boolean) {
     fetch: svc.fetch,
     clock: svc.clock,
     allowPrivateTargets: svc.config.webhookAllowPrivate,
+    dnsbl: defaultLists({ spamhausDqsKey: svc.config.dnsblDqsKey ?? undefined }),
   });
   if (nothingResolved(analysis)) throw dependencyUnavailable();
   return full ? fullView(analysis) : summaryView(analysis);
