@@ -37,7 +37,10 @@ describe("analyzeDomain", () => {
       dane: "insecure",
     });
     expect(r.records.mx.record).toBe("10 mx1.example.com");
-    expect(r.blacklists).toMatchObject({ listed: [], unknown: [], checked: 8 }); // 5 IP lists + 3 domain lists
+    // 5 IP lists + 3 domain lists; without a DQS key the Spamhaus lists are unknown with the reason, never "not listed".
+    expect(r.blacklists).toMatchObject({ listed: [], checked: 8 });
+    expect(r.blacklists?.unknown.map((u) => u.list).sort()).toEqual(["Spamhaus DBL", "Spamhaus ZEN"]);
+    for (const u of r.blacklists?.unknown ?? []) expect(u.reason).toContain("DNSBL_DQS_KEY");
     expect(r.findings.filter((f) => f.severity !== "Info")).toEqual([]);
     expect(r.score).toBeGreaterThanOrEqual(97);
     expect(r.grade).toBe("A+");
