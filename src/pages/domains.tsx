@@ -2,9 +2,11 @@
 // The team's domains, paginated: grade, score, DMARC policy, last and next check, open alerts. The
 // router also mounts the add/verify pages and the single-domain pages (one prefix, one entry point).
 import { Hono } from "hono";
+import type { FC } from "hono/jsx";
 import type { AppEnv } from "../context";
 import { openAlertCounts } from "../services/alerts/open-counts";
 import { listDomains } from "../services/domains/list-domains";
+import type { DomainView } from "../services/domains/views";
 import { domainNewPages } from "./domains-new";
 import { domainDetailPages } from "./domain-page";
 import { domainSelectorPages } from "./domain-selector";
@@ -12,6 +14,47 @@ import { GradeBadge, Pager, pageQuery, when } from "./domain-format";
 import { frameOf } from "./frame";
 import { signedInOrRedirect } from "./guard";
 import { Layout } from "./layout";
+
+/** The domains table the overview and the domains list share: grade, score, policy, checks, open alerts. */
+export const DomainTable: FC<{ items: DomainView[]; open: Map<number, number> }> = ({ items, open }) => (
+  <div class="table-wrap">
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Domain</th>
+          <th scope="col">Grade</th>
+          <th scope="col">Score</th>
+          <th scope="col">DMARC policy</th>
+          <th scope="col">Last check</th>
+          <th scope="col">Next check</th>
+          <th scope="col">Open alerts</th>
+        </tr>
+      </thead>
+      <tbody>
+        {items.map((d) => (
+          <tr>
+            <td>
+              <a href={`/domains/${d.id}`}>{d.name}</a>{" "}
+              {!d.verified && (
+                <a class="badge warn" href={`/domains/${d.id}/verify`}>
+                  unverified
+                </a>
+              )}
+            </td>
+            <td>
+              <GradeBadge grade={d.grade} />
+            </td>
+            <td>{d.score ?? "—"}</td>
+            <td>{d.dmarc_policy ?? "—"}</td>
+            <td>{when(d.last_checked_at)}</td>
+            <td>{when(d.next_check_at)}</td>
+            <td>{(open.get(d.id) ?? 0) > 0 ? <span class="badge bad">{String(open.get(d.id))}</span> : "0"}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  </div>
+);
 
 export function domainPages() {
   const r = new Hono<AppEnv>();
@@ -40,43 +83,7 @@ export function domainPages() {
           {list.total === 0 ? (
             <p>No domains yet. {canWrite ? <a href="/domains/new">Add your first domain</a> : "An admin of this team can add one."}</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Domain</th>
-                    <th scope="col">Grade</th>
-                    <th scope="col">Score</th>
-                    <th scope="col">DMARC policy</th>
-                    <th scope="col">Last check</th>
-                    <th scope="col">Next check</th>
-                    <th scope="col">Open alerts</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.items.map((d) => (
-                    <tr>
-                      <td>
-                        <a href={`/domains/${d.id}`}>{d.name}</a>{" "}
-                        {!d.verified && (
-                          <a class="badge warn" href={`/domains/${d.id}/verify`}>
-                            unverified
-                          </a>
-                        )}
-                      </td>
-                      <td>
-                        <GradeBadge grade={d.grade} />
-                      </td>
-                      <td>{d.score ?? "—"}</td>
-                      <td>{d.dmarc_policy ?? "—"}</td>
-                      <td>{when(d.last_checked_at)}</td>
-                      <td>{when(d.next_check_at)}</td>
-                      <td>{(open.get(d.id) ?? 0) > 0 ? <span class="badge bad">{String(open.get(d.id))}</span> : "0"}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DomainTable items={list.items} open={open} />
           )}
           <Pager base="/domains" q={q} total={list.total} />
         </section>

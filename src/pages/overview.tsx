@@ -4,12 +4,12 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../context";
 import { listAlerts } from "../services/alerts/list-alerts";
+import { openAlertCounts } from "../services/alerts/open-counts";
 import { listDomains } from "../services/domains/list-domains";
+import { DomainTable } from "./domains";
 import { signedInOrRedirect } from "./guard";
 import { frameOf } from "./frame";
 import { Layout } from "./layout";
-
-const when = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 16) : "—");
 
 export function overviewPages() {
   const r = new Hono<AppEnv>();
@@ -41,12 +41,11 @@ export function overviewPages() {
     const s = signedInOrRedirect(c);
     if (s instanceof Response) return s;
     const svc = c.get("services");
-    const [domains, alerts] = await Promise.all([
+    const [domains, alerts, open] = await Promise.all([
       listDomains(svc, s.ctx, { page: 1, per_page: 200 }),
-      listAlerts(svc, s.ctx, { page: 1, per_page: 200, open: true }),
+      listAlerts(svc, s.ctx, { page: 1, per_page: 1, open: true }),
+      openAlertCounts(svc, s.ctx),
     ]);
-    const openByDomain = new Map<string, number>();
-    for (const a of alerts.items) if (a.domain) openByDomain.set(a.domain, (openByDomain.get(a.domain) ?? 0) + 1);
     return c.html(
       <Layout title="Overview" frame={await frameOf(c)} active="/dashboard">
         <h1>Overview</h1>
@@ -65,36 +64,12 @@ export function overviewPages() {
           {domains.total === 0 ? (
             <p>No domains yet. {s.ctx.scope === "full" ? <a href="/domains/new">Add your first domain</a> : "An admin of this team can add one."}</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Domain</th>
-                    <th scope="col">Grade</th>
-                    <th scope="col">Score</th>
-                    <th scope="col">DMARC policy</th>
-                    <th scope="col">Last check</th>
-                    <th scope="col">Next check</th>
-                    <th scope="col">Open alerts</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {domains.items.map((d) => (
-                    <tr>
-                      <td>
-                        <a href={`/domains/${d.id}`}>{d.name}</a> {!d.verified && <span class="badge warn">unverified</span>}
-                      </td>
-                      <td>{d.grade ? <span class={`grade ${d.grade.slice(0, 1)}`}>{d.grade}</span> : "—"}</td>
-                      <td>{d.score ?? "—"}</td>
-                      <td>{d.dmarc_policy ?? "—"}</td>
-                      <td>{when(d.last_checked_at)}</td>
-                      <td>{when(d.next_check_at)}</td>
-                      <td>{openByDomain.get(d.name) ?? 0}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DomainTable items={domains.items} open={open} />
+          )}
+          {domains.total > domains.items.length && (
+            <p>
+              <a href="/domains">All {domains.total} domains</a>
+            </p>
           )}
         </section>
       </Layout>,
