@@ -7,6 +7,7 @@ import type { Services } from "../../services";
 import { openAlertKeys, upsertAlerts } from "../alerts/raise";
 import { conflict } from "../../lib/errors";
 import { commitAll, type Statement } from "../commit";
+import { jsonChunks, jsonCol as col } from "../json-rows";
 import { buildConditionalEvent } from "../alerts/conditional-event";
 import { selectorStatements } from "./dkim-evidence";
 import { newSenderChanges } from "./new-sender";
@@ -25,18 +26,13 @@ export interface StoreOutcome {
   rows: number;
 }
 
-/** Rows travel as one JSON parameter per INSERT ... SELECT FROM json_each(?): 3 bound parameters per
- *  statement (D1 allows 100), each parameter well under D1's 2 MB value cap. */
-const CHUNK_JSON_BYTES = 192 * 1024;
 /** Statements per db.batch (each batch is one transaction). */
 const STATEMENTS_PER_BATCH = 10;
 
 type RowTuple = [string, string, string | null, string | null, 0 | 1, 0 | 1, string | null, string | null, string | null, string | null, string | null, number];
 
-/** Yields the rows as JSON chunks one at a time, so that only the chunks of one batch are in memory. */
-function* rowChunks(parsed: ParsedReport): Generator<string> {
-  let parts: string[] = [];
-  let size = 0;
+/** The rows as tuples, built lazily so that only the chunks of one batch are in memory. */
+function* rowTuples(parsed: ParsedReport): Generator<RowTuple> {
   for (const r of parsed.rows) {
     if (r.messages <= 0) continue;
     const t: RowTuple = [
@@ -53,19 +49,11 @@ function* rowChunks(parsed: ParsedReport): Generator<string> {
       r.spfResult,
       r.messages,
     ];
-    const j = JSON.stringify(t);
-    if (size + j.length > CHUNK_JSON_BYTES && parts.length > 0) {
-      yield `[${parts.join(",")}]`;
-      parts = [];
-      size = 0;
-    }
-    parts.push(j);
-    size += j.length + 1;
+    yield t;
   }
-  if (parts.length > 0) yield `[${parts.join(",")}]`;
 }
 
-const col = (i: number) => sql.raw(`json_extract(value, '$[${i}]')`);
+const rowChunks = (parsed: ParsedReport) => jsonChunks(rowTuples(parsed));
 
 export async function storeReport(svc: Services, target: StoreTarget, parsed: ParsedReport): Promise<StoreOutcome> {
   const { db } = svc;

@@ -6,6 +6,7 @@ import { tlsFailures, tlsPolicies, tlsReports } from "../../db/schema";
 import type { Services } from "../../services";
 import { openAlertKeys, upsertAlerts } from "../alerts/raise";
 import { commitAll, type Statement } from "../commit";
+import { jsonChunks, jsonCol as col } from "../json-rows";
 import { buildEvent } from "../events/emit";
 import { tlsFailureSpike } from "./spike";
 
@@ -15,28 +16,8 @@ export interface TlsStoreTarget {
   name: string;
 }
 
-/** Each JSON parameter stays well under D1's 2 MB value cap (same chunking as the DMARC rows). */
-const CHUNK_JSON_BYTES = 192 * 1024;
 /** Stored policy lines: enough to show the policy; the report may carry more. */
 const POLICY_LINES = 50;
-
-function* chunks(tuples: unknown[]): Generator<string> {
-  let parts: string[] = [];
-  let size = 0;
-  for (const t of tuples) {
-    const j = JSON.stringify(t);
-    if (size + j.length > CHUNK_JSON_BYTES && parts.length > 0) {
-      yield `[${parts.join(",")}]`;
-      parts = [];
-      size = 0;
-    }
-    parts.push(j);
-    size += j.length + 1;
-  }
-  if (parts.length > 0) yield `[${parts.join(",")}]`;
-}
-
-const col = (i: number) => sql.raw(`json_extract(value, '$[${i}]')`);
 
 export async function storeTlsReport(svc: Services, target: TlsStoreTarget, r: ParsedTlsReport, via: "https" | "email"): Promise<{ duplicate: boolean }> {
   const { db } = svc;
@@ -70,7 +51,7 @@ export async function storeTlsReport(svc: Services, target: TlsStoreTarget, r: P
     p.failed,
   ]);
   // Column order of tls_policies: id, report_id, domain_id, day, policy_type, policy_domain, policy_strings, mx_hosts, successful, failed.
-  for (const json of chunks(policyTuples)) {
+  for (const json of jsonChunks(policyTuples)) {
     statements.push(
       db.insert(tlsPolicies).select(sql`SELECT NULL, ${reportRef}, ${target.id}, ${day}, ${col(0)}, ${col(1)}, ${col(2)}, ${col(3)}, ${col(4)}, ${col(5)}
         FROM json_each(${json}) ORDER BY key`),
@@ -80,7 +61,7 @@ export async function storeTlsReport(svc: Services, target: TlsStoreTarget, r: P
   const failureTuples = r.policies.flatMap((p, i) =>
     p.failures.map((f) => [i, f.resultType, f.sendingMtaIp, f.receivingMxHostname, f.receivingIp, f.failedCount, f.failureReasonCode]),
   );
-  for (const json of chunks(failureTuples)) {
+  for (const json of jsonChunks(failureTuples)) {
     statements.push(
       db.insert(tlsFailures).select(sql`SELECT NULL, p.id, ${target.id}, ${day}, ${col(1)}, ${col(2)}, ${col(3)}, ${col(4)}, ${col(5)}, ${col(6)}
         FROM json_each(${json}) JOIN (SELECT id, ROW_NUMBER() OVER (ORDER BY id) - 1 AS pos FROM tls_policies WHERE report_id = ${reportRef}) p
