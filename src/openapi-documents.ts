@@ -16,7 +16,7 @@ const INFO = {
   title: "Email Authentication Monitoring API",
   version: "1.0.0",
   description:
-    "SPF, DKIM, DMARC, BIMI, MTA-STS and TLS-RPT posture, DKIM key monitoring, DMARC analytics and signed webhooks. " +
+    "SPF, DKIM, DMARC, BIMI, MTA-STS, TLS-RPT and DANE posture, DKIM key monitoring, DMARC analytics and signed webhooks. " +
     "Every path below starts with its full prefix (/api/v1, /api/webhooks), so the server is the site's origin.",
   license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
   contact: { name: "Support", url: "https://emailauth.example/support", email: "support@emailauth.example" },

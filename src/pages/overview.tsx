@@ -21,8 +21,8 @@ export function overviewPages() {
         <div class="panel narrow">
           <h1>Email authentication monitor</h1>
           <p>
-            Watch the SPF, DKIM, DMARC, BIMI, MTA-STS and TLS-RPT posture of your domains, catch DKIM key rotations and DNS drift as they happen, learn who
-            sends mail as you from DMARC reports, and be told through signed webhooks.
+            Watch the SPF, DKIM, DMARC, BIMI, MTA-STS, TLS-RPT and DANE posture of your domains, catch DKIM key rotations and DNS drift as they happen, learn
+            who sends mail as you from DMARC reports, and be told through signed webhooks.
           </p>
           <p>
             <a class="button" href="/sign-in">

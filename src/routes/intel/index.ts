@@ -18,7 +18,7 @@ const domain = createRoute({
   tags: TAGS,
   operationId: "getDomainIntel",
   description:
-    "Analyzes any domain's SPF, DMARC, DKIM, BIMI, MTA-STS, TLS-RPT, MX and blocklist posture now, without adding it to the team. full=1 returns the whole analysis with findings and fixes.",
+    "Analyzes any domain's SPF, DMARC, DKIM, BIMI, MTA-STS, TLS-RPT, DANE, MX and blocklist posture now, without adding it to the team. full=1 returns the whole analysis with findings and fixes.",
   security: BEARER,
   summary: "Live email-authentication posture of any domain (full=1: the complete analysis)",
   request: { query: DomainQuery },

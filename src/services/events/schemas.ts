@@ -48,7 +48,7 @@ export const EVENT_DATA = {
   "posture.changed": domainEvent({ check_id: z.string(), changes: z.array(Change) }),
   "dns.record.changed": domainEvent({
     check_id: z.string(),
-    record_type: z.string().describe("spf, dmarc, bimi, mta_sts, tls_rpt or mx."),
+    record_type: z.string().describe("spf, dmarc, bimi, mta_sts, tls_rpt, dane or mx."),
     host: z.string().nullable(),
     before: z.string().nullable(),
     after: z.string().nullable(),

@@ -14,7 +14,7 @@ const DESCRIPTIONS: Record<EventType, string> = {
   "dkim.key.revoked": "A DKIM key is revoked (empty p=).",
   "dkim.record.changed": "A DKIM record changes without a new key (flags, tags).",
   "dkim.key.stale": "A key has been published longer than the rotation threshold (daily audit).",
-  "dns.record.changed": "An SPF, DMARC, BIMI, MTA-STS, TLS-RPT or MX record changes.",
+  "dns.record.changed": "An SPF, DMARC, BIMI, MTA-STS, TLS-RPT, DANE (TLSA) or MX record changes.",
   "blacklist.listed": "A domain or sending IP is listed on a DNS blacklist.",
   "blacklist.delisted": "A listing is cleared.",
   "alert.created": "An alert is raised.",
