@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { FakeResolver } from "../../../test/support/fake-resolver";
 import { checkTlsRpt, parseTlsRptRecord, tlsRptPairingFindings } from "./check";
+import { tlsRptDestinationFindings } from "./destination";
+import { tlsRptPart } from "./part";
+import type { AnalyzeSettings, AnyPart, ResultOf, SettledContext } from "../part/types";
 
 const rules = (fs: { rule: string }[]) => fs.map((x) => x.rule);
 const at = (txt: string[]) => new FakeResolver({ "_smtp._tls.example.com": { TXT: txt } });
@@ -41,5 +44,57 @@ describe("checkTlsRpt", () => {
     expect(rules(tlsRptPairingFindings("present", "missing"))).toEqual(["tls_rpt.without-mta-sts"]);
     expect(tlsRptPairingFindings("present", "present")).toEqual([]);
     expect(tlsRptPairingFindings("missing", "temperror")).toEqual([]);
+  });
+});
+
+describe("tls_rpt.reports-elsewhere (the record's rua and this service's destinations, D100)", () => {
+  const ours = { rua: "https://app.example/api/webhooks/tlsrpt/k3j2h1q9z8x7w6v5u4t3", mailbox: "mailto:k3j2h1q9z8x7w6v5u4t3@reports.app.example" };
+  const found = async (txt: string[] | "temperror", o: { rua: string | null; mailbox: string | null } = ours) => {
+    const resolver = new FakeResolver({ "_smtp._tls.example.com": txt === "temperror" ? "temperror" : { TXT: txt } });
+    return tlsRptDestinationFindings(await checkTlsRpt("example.com", resolver), o);
+  };
+
+  it("an Info finding with the exact rua to add when no rua URI is ours", async () => {
+    const fs = await found(["v=TLSRPTv1; rua=mailto:tls@example.com,https://vendor.example/tlsrpt"]);
+    expect(fs).toEqual([
+      {
+        rule: "tls_rpt.reports-elsewhere",
+        severity: "Info",
+        description:
+          "The TLS-RPT record sends reports only to mailto:tls@example.com, https://vendor.example/tlsrpt, so this service receives none for the domain and shows no TLS delivery data.",
+        fix: `Add ${ours.rua} as the first rua destination (some reporters send only to the first): v=TLSRPTv1; rua=${ours.rua},mailto:tls@example.com,https://vendor.example/tlsrpt`,
+      },
+    ]);
+  });
+
+  it("none when a rua URI is the HTTPS report URL or the report mailbox, in any case, with or without a trailing slash", async () => {
+    expect(await found([`v=TLSRPTv1; rua=mailto:tls@example.com,${ours.rua}`])).toEqual([]);
+    expect(await found([`v=TLSRPTv1; rua=HTTPS://APP.EXAMPLE/api/webhooks/tlsrpt/k3j2h1q9z8x7w6v5u4t3/`])).toEqual([]);
+    expect(await found(["v=TLSRPTv1; rua=mailto:K3J2H1Q9Z8X7W6V5U4T3@Reports.App.Example"])).toEqual([]);
+    // Another domain's token at the same intake is not this domain's destination.
+    expect(await found(["v=TLSRPTv1; rua=https://app.example/api/webhooks/tlsrpt/zzzzzzzzzzzzzzzzzzzz"])).toHaveLength(1);
+  });
+
+  it("none when the service's address is unknown, the lookup failed, or the record is missing or invalid", async () => {
+    expect(await found(["v=TLSRPTv1; rua=mailto:tls@example.com"], { rua: null, mailbox: null })).toEqual([]);
+    expect(await found("temperror")).toEqual([]);
+    expect(await found([])).toEqual([]);
+    expect(await found(["v=TLSRPTv1; rua=http://insecure.example/"])).toEqual([]);
+    expect(await found(["v=TLSRPTv1; rua=mailto:a@x.example", "v=TLSRPTv1; rua=mailto:b@x.example"])).toEqual([]);
+  });
+
+  it("the part reads the destinations from the check's settings (tlsRptRua, and dmarcRua as the mailbox)", async () => {
+    const r = await checkTlsRpt("example.com", at(["v=TLSRPTv1; rua=mailto:tls@example.com"]));
+    const ctx = (settings: AnalyzeSettings): SettledContext => ({
+      domain: "example.com",
+      now: new Date(0),
+      settings,
+      nullMx: false,
+      mxHosts: ["mx.example.com"],
+      result: (<P extends AnyPart>() => ({ status: "present" }) as ResultOf<P>) as SettledContext["result"],
+    });
+    expect(rules(tlsRptPart.findings(r, ctx({ tlsRptRua: ours.rua, dmarcRua: ours.mailbox })))).toEqual(["tls_rpt.reports-elsewhere"]);
+    expect(rules(tlsRptPart.findings(r, ctx({ tlsRptRua: ours.rua, dmarcRua: "mailto:tls@example.com" })))).toEqual([]);
+    expect(rules(tlsRptPart.findings(r, ctx({})))).toEqual([]);
   });
 });
