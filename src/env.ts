@@ -1,5 +1,6 @@
 // Bindings and settings of the Worker, typed once. Values are read through loadConfig().
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import type { DomainReports } from "./durable-objects/domain-reports/object";
 import type { RateLimiter } from "./durable-objects/rate-limiter";
 
 export interface Env {
@@ -7,6 +8,8 @@ export interface Env {
   CHECKS_QUEUE: Queue;
   DELIVERIES_QUEUE: Queue;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  /** One object per domain: its report data (docs/decisions.md D120). */
+  DOMAIN_REPORTS: DurableObjectNamespace<DomainReports>;
   SEND_EMAIL?: SendEmail;
   ADMIN_TOKEN?: string;
   DOH_RESOLVERS?: string;

@@ -1,0 +1,134 @@
+// One domain's report data (docs/decisions.md D120): a SQLite-backed Durable Object per domain holding
+// DMARC report identities and aggregated rows and SMTP TLS reports. Reached only through
+// services/dmarc/reports-object.ts after the domain was loaded within the caller's team (D121).
+// Does I/O: its own SQLite storage (drizzle durable-sqlite, its own migrations) and its alarm.
+import { DurableObject } from "cloudflare:workers";
+import { drizzle } from "drizzle-orm/durable-sqlite";
+import { migrate } from "drizzle-orm/durable-sqlite/migrator";
+import { sql } from "drizzle-orm";
+import { num, type ReportsDb } from "./db";
+import * as reads from "./dmarc-read";
+import { ingestDmarc, markSummarised } from "./dmarc-write";
+import { maintain, type MaintenanceResult, nextAlarmAt } from "./maintenance";
+import migrations from "./migrations";
+import * as schema from "./schema";
+import * as tls from "./tls";
+import type { DmarcIngestInput, DmarcIngestResult, DmarcWindowQuery, Intake } from "./types";
+
+/** Kept when no write ever told the object its plan (the longest plan retention, docs/limits.md). */
+const DEFAULT_RETENTION_DAYS = 365;
+
+export class DomainReports extends DurableObject {
+  private readonly db: ReportsDb;
+
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env as never);
+    this.db = drizzle(ctx.storage, { schema });
+    // Every request waits for the object's schema to be current (migrations from empty on first use).
+    void ctx.blockConcurrencyWhile(async () => {
+      await migrate(this.db, migrations);
+    });
+  }
+
+  /** One report in one transaction; answers the absolute totals of its days (D122). */
+  async ingestDmarc(input: DmarcIngestInput): Promise<DmarcIngestResult> {
+    const out = this.ctx.storage.transactionSync(() => ingestDmarc(this.db, this.ctx.storage.kv, input));
+    await this.ensureAlarm(input.receivedAt);
+    return out;
+  }
+
+  /** The worker's D1 batch for the report committed: a later copy is a plain duplicate. */
+  markSummarised(ref: number, nowMs: number = Date.now()): void {
+    markSummarised(this.db, ref, nowMs);
+  }
+
+  dmarcAnalytics(q: DmarcWindowQuery) {
+    return reads.analytics(this.db, q);
+  }
+
+  dmarcSources(from: string, to: string, result: "pass" | "fail" | undefined, limit: number, offset: number): reads.SourceRow[] {
+    return reads.sourceRows(this.db, from, to, result, limit, offset);
+  }
+
+  dmarcSourceCount(from: string, to: string, result: "pass" | "fail" | undefined): number {
+    return reads.countSources(this.db, from, to, result);
+  }
+
+  dmarcReports(limit: number, offset: number) {
+    return reads.listReports(this.db, limit, offset);
+  }
+
+  dmarcReport(id: number, limit: number, offset: number) {
+    return reads.getReport(this.db, id, limit, offset);
+  }
+
+  intake(sinceMs: number, reporter?: { orgName: string; email: string | null }): Intake {
+    return reads.intake(this.db, sinceMs, reporter);
+  }
+
+  sendingIps(fromDay: string, limit: number): string[] {
+    return reads.alignedSendingIps(this.db, fromDay, limit);
+  }
+
+  selectorEvidence(domainName: string, fromDay: string, limit: number, selector?: string): reads.EvidenceRow[] {
+    return reads.selectorEvidence(this.db, domainName, fromDay, limit, selector);
+  }
+
+  signers(fromDay: string, limit: number): reads.EvidenceRow[] {
+    return reads.signers(this.db, fromDay, limit);
+  }
+
+  async ingestTls(input: tls.TlsIngestInput): Promise<tls.TlsIngestResult> {
+    const out = this.ctx.storage.transactionSync(() => tls.ingestTls(this.db, this.ctx.storage.kv, input));
+    await this.ensureAlarm(input.receivedAt);
+    return out;
+  }
+
+  markTlsSummarised(ref: number, nowMs: number = Date.now()): void {
+    tls.markTlsSummarised(this.db, ref, nowMs);
+  }
+
+  tlsAnalytics(from: string, to: string, limit: number) {
+    return tls.analytics(this.db, from, to, limit);
+  }
+
+  tlsIntake(sinceMs: number): number {
+    return tls.intake(this.db, sinceMs);
+  }
+
+  tlsBaseline(since: string, before: string) {
+    return tls.baseline(this.db, since, before);
+  }
+
+  /** What the object holds (tests, the mover's progress). */
+  stats(): { reports: number; rows: number; messages: number; tlsReports: number } {
+    const r = this.db.get<{ reports: number; rows: number; messages: number | null; tls: number }>(sql`
+      SELECT (SELECT COUNT(*) FROM reports) AS reports, (SELECT COUNT(*) FROM rows) AS rows,
+        (SELECT SUM(messages) FROM rows) AS messages, (SELECT COUNT(*) FROM tls_reports) AS tls`);
+    return { reports: num(r?.reports), rows: num(r?.rows), messages: num(r?.messages), tlsReports: num(r?.tls) };
+  }
+
+  /** Retention and rollup (D123) at `nowMs`; the alarm runs it with the current time. */
+  maintain(nowMs: number = Date.now()): MaintenanceResult {
+    const retention = this.ctx.storage.kv.get<number>("retention_days") ?? DEFAULT_RETENTION_DAYS;
+    return this.ctx.storage.transactionSync(() => maintain(this.db, retention, nowMs));
+  }
+
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    const out = this.maintain(now);
+    // Empty after the purge: nothing to come back for until the next write sets an alarm again.
+    if (this.stats().reports + this.stats().tlsReports + this.stats().rows === 0) return;
+    await this.ctx.storage.setAlarm(out.more ? now + 60_000 : nextAlarmAt(now));
+  }
+
+  /** The domain was deleted: every byte of its report data goes, and its alarm (D124). */
+  async destroy(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+  }
+
+  private async ensureAlarm(nowMs: number): Promise<void> {
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(nextAlarmAt(Math.max(nowMs, Date.now())));
+  }
+}

@@ -1,0 +1,108 @@
+// The data model of one domain's report object (docs/decisions.md D120): report identities for
+// duplicate detection, aggregated DMARC rows and SMTP TLS reports of ONE domain, so no column names
+// the domain. Times are integer milliseconds since the epoch; days are YYYY-MM-DD (UTC).
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/** One DMARC aggregate report; (org_name, report_id) identifies it (RFC 7489 Appendix C). */
+export const reports = sqliteTable(
+  "reports",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    orgName: text("org_name").notNull(),
+    reportId: text("report_id").notNull(),
+    email: text("email"),
+    version: text("version"),
+    dateBegin: integer("date_begin").notNull(),
+    dateEnd: integer("date_end").notNull(),
+    records: integer("records").notNull(),
+    // Kept on the report: its rows lose their report once rolled up (D123).
+    messages: integer("messages").notNull(),
+    pass: integer("pass").notNull(),
+    policy: text("policy"),
+    receivedAt: integer("received_at").notNull(),
+    // Set once the worker's D1 batch (daily summary, event, alerts) committed (D122).
+    summarisedAt: integer("summarised_at"),
+  },
+  (t) => [uniqueIndex("reports_identity_uq").on(t.orgName, t.reportId), index("reports_end_idx").on(t.dateEnd), index("reports_received_idx").on(t.receivedAt)],
+);
+
+/** Aggregated rows: one per (report, day, source, outcome); report_ref is NULL once rolled up (D123). */
+export const rows = sqliteTable(
+  "rows",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    reportRef: integer("report_ref"),
+    day: text("day").notNull(),
+    sourceIp: text("source_ip").notNull(),
+    headerFrom: text("header_from"),
+    disposition: text("disposition"),
+    dkimAligned: integer("dkim_aligned").notNull(),
+    spfAligned: integer("spf_aligned").notNull(),
+    dkimDomain: text("dkim_domain"),
+    dkimSelector: text("dkim_selector"),
+    dkimResult: text("dkim_result"),
+    spfDomain: text("spf_domain"),
+    spfResult: text("spf_result"),
+    messages: integer("messages").notNull(),
+  },
+  (t) => [index("rows_day_idx").on(t.day), index("rows_report_idx").on(t.reportRef), index("rows_source_idx").on(t.sourceIp)],
+);
+
+/** One SMTP TLS report (RFC 8460 §4), identified by organization and report-id. */
+export const tlsReports = sqliteTable(
+  "tls_reports",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    orgName: text("org_name").notNull(),
+    reportId: text("report_id").notNull(),
+    contact: text("contact"),
+    dateBegin: integer("date_begin").notNull(),
+    dateEnd: integer("date_end").notNull(),
+    day: text("day").notNull(),
+    successful: integer("successful").notNull(),
+    failed: integer("failed").notNull(),
+    via: text("via").notNull(),
+    receivedAt: integer("received_at").notNull(),
+    summarisedAt: integer("summarised_at"),
+  },
+  (t) => [
+    uniqueIndex("tls_reports_identity_uq").on(t.orgName, t.reportId),
+    index("tls_reports_day_idx").on(t.day),
+    index("tls_reports_received_idx").on(t.receivedAt),
+  ],
+);
+
+/** One policy of a TLS report (RFC 8460 §4.3-4.4). */
+export const tlsPolicies = sqliteTable(
+  "tls_policies",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    reportRef: integer("report_ref").notNull(),
+    day: text("day").notNull(),
+    policyType: text("policy_type").notNull(),
+    policyDomain: text("policy_domain").notNull(),
+    policyStrings: text("policy_strings"),
+    mxHosts: text("mx_hosts"),
+    successful: integer("successful").notNull(),
+    failed: integer("failed").notNull(),
+  },
+  (t) => [index("tls_policies_day_idx").on(t.day), index("tls_policies_report_idx").on(t.reportRef)],
+);
+
+/** One failure-details entry of a TLS policy (RFC 8460 §4.3). */
+export const tlsFailures = sqliteTable(
+  "tls_failures",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    policyRef: integer("policy_ref").notNull(),
+    reportRef: integer("report_ref").notNull(),
+    day: text("day").notNull(),
+    resultType: text("result_type").notNull(),
+    sendingMtaIp: text("sending_mta_ip"),
+    receivingMxHostname: text("receiving_mx_hostname"),
+    receivingIp: text("receiving_ip"),
+    failedCount: integer("failed_count").notNull(),
+    failureReasonCode: text("failure_reason_code"),
+  },
+  (t) => [index("tls_failures_day_idx").on(t.day), index("tls_failures_report_idx").on(t.reportRef)],
+);
