@@ -1,11 +1,11 @@
 // Issue 14 item 3: the cost of authentication + rate limiting, as GET /api/v1/domains (bearer token,
 // rate limit and quota in the team's Durable Object) against GET / (no authentication) on the same
-// `wrangler dev` (port 8870), concurrency 20, in alternating rounds. Targets: at least 0.7x the
+// `wrangler dev` (port 8950), concurrency 20, in alternating rounds. Targets: at least 0.7x the
 // throughput, p50 at most 1.5x (docs/decisions.md D51: verified tokens are cached per isolate).
 import { startDevServer } from "./lib/dev-server.mjs";
 import { fmt, load } from "./lib/load.mjs";
 
-const PORT = 8870;
+const PORT = 8950;
 const ROUNDS = 3;
 
 const merge = (runs) => ({

@@ -7,6 +7,7 @@ import { type Db, createDb } from "./db/client";
 import type { RateDecision, RateLimits } from "./durable-objects/rate-limiter";
 import type { Env } from "./env";
 import { type QueueProducer, queueProducer } from "./services/enqueue";
+import { teamLeases } from "./services/teams/rate-lease";
 
 export interface RateLimiterPort {
   hit(teamId: number, limits: RateLimits): Promise<RateDecision>;
@@ -40,8 +41,9 @@ export function createServices(env: Env, overrides: Partial<Services> = {}): Ser
     config,
     clock: systemClock,
     rateLimiter: {
-      hit: (teamId, limits) => stub(teamId).hit(limits),
-      usage: (teamId) => stub(teamId).usage(),
+      // Through this isolate's lease (docs/decisions.md D55): most requests do not reach the object.
+      hit: (teamId, limits) => teamLeases.hit(teamId, limits, (request) => stub(teamId).lease(request)),
+      usage: async (teamId) => (await stub(teamId).usage()) - teamLeases.held(teamId),
       failure: (client, perMinute) => env.RATE_LIMITER.getByName(`auth:${client}`).failure(perMinute),
     },
     enqueue: queueProducer(env),

@@ -5,6 +5,7 @@ import { PLAN_LIMITS } from "../../lib/plans";
 import { type Plan, teams } from "../../db/schema";
 import type { Services } from "../../services";
 import { forgetVerifiedTokens, type IssuedToken, issueToken } from "./tokens";
+import { teamLeases } from "./rate-lease";
 
 export interface TeamView {
   id: number;
@@ -40,6 +41,7 @@ export async function createTeam(
 export async function changePlan(svc: Services, teamId: number, plan: Plan): Promise<TeamView> {
   const [row] = await svc.db.update(teams).set({ plan }).where(eq(teams.id, teamId)).returning();
   forgetVerifiedTokens({ teamId }); // cached verifications carry the plan (docs/decisions.md D51)
+  teamLeases.drop(teamId); // the next request asks for permits under the new limits (D55)
   if (!row) throw notFound("Team");
   return teamView(row);
 }
