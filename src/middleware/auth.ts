@@ -1,4 +1,4 @@
-// Bearer team-token authentication, per-team rate limit and quota, and token scopes (docs/decisions.md D2). Hot path: one Durable Object RPC; the token row comes from the isolate cache (D51) or one D1 read.
+// Bearer team-token authentication, per-team rate limit and quota, and token scopes (docs/decisions.md D2). Hot path: no I/O while the isolate holds a lease of permits (D55) and the token is cached (D51); else one Durable Object call and one D1 read.
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../context";
 import { ApiError, forbidden, unauthenticated } from "../lib/errors";
