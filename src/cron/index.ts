@@ -9,6 +9,7 @@ import { runDkimAudit } from "../services/dkim-inventory/audit";
 import { purgeDmarcData } from "../services/dmarc/retention";
 import { checkSilentReporters } from "../services/dmarc/silent-reporters";
 import { sweepUnpublishedReports } from "../services/dmarc/sweep";
+import { purgeFailureReports } from "../services/failure-reports/retention";
 import { purgeTlsReports } from "../services/tls-reports/retention";
 import { resealSecrets } from "../services/webhooks/secrets";
 import { purgeDeliveries, sweepOutbox, sweepRetries } from "../services/webhooks/sweeps";
@@ -36,6 +37,7 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
     { name: "deliveries-retention", run: (svc) => purgeDeliveries(svc) },
     { name: "dmarc-retention", run: (svc) => purgeDmarcData(svc) },
     { name: "tls-retention", run: (svc) => purgeTlsReports(svc) },
+    { name: "dmarc-failures-retention", run: (svc) => purgeFailureReports(svc) },
     { name: "silent-reporters", run: (svc) => checkSilentReporters(svc) },
     { name: "reseal-webhook-secrets", run: (svc) => resealSecrets(svc) },
   ],

@@ -1,10 +1,13 @@
-// Email Routing entry point: DMARC aggregate and SMTP TLS reports mailed to <report_token>@<REPORT_DOMAIN> are
-// parsed (postal-mime) and ingested through the same service verb as HTTP. Does I/O (D1, queue).
-import PostalMime, { type Attachment } from "postal-mime";
+// Email Routing entry point: DMARC aggregate, DMARC failure (RFC 9991) and SMTP TLS reports mailed to
+// <report_token>@<REPORT_DOMAIN> are parsed (postal-mime) and ingested through their service verbs (the
+// same as HTTP where there is one). Does I/O (D1, queue).
+import PostalMime, { type Attachment, type Email } from "postal-mime";
+import { isFeedbackReportMail } from "../core/arf/report";
 import type { Env } from "../env";
 import { ApiError } from "../lib/errors";
 import { createServices, type Services } from "../services";
 import { domainForRecipient, ingestReport } from "../services/dmarc/ingest";
+import { ingestFailureReport } from "../services/failure-reports/ingest";
 import { ingestTlsReport } from "../services/tls-reports/ingest";
 import { tlsReportPart } from "./kinds";
 
@@ -54,16 +57,21 @@ export async function receiveReportMail(svc: Services, message: ForwardableEmail
   if (target === null) return reject("Unknown recipient.");
   let part: Uint8Array | null;
   let tls: Uint8Array | null;
+  let failure: Email | null;
   try {
     const email = await PostalMime.parse(message.raw, { attachmentEncoding: "arraybuffer" });
-    tls = tlsReportPart(email);
-    part = tls === null ? reportPart(email) : null;
+    // A failure report is told apart first (docs/decisions.md D107): its third part may be the original
+    // message, whose attachments must never be read as an aggregate or TLS report.
+    failure = isFeedbackReportMail(email) ? email : null;
+    tls = failure === null ? tlsReportPart(email) : null;
+    part = failure === null && tls === null ? reportPart(email) : null;
   } catch {
     return reject("Malformed MIME message.");
   }
-  if (part === null && tls === null) return reject("No DMARC aggregate report attached.");
+  if (part === null && tls === null && failure === null) return reject("No DMARC aggregate report attached.");
   try {
-    if (tls !== null) await ingestTlsReport(svc, { body: tls, recipient: message.to }, "email");
+    if (failure !== null) await ingestFailureReport(svc, { recipient: message.to, email: failure });
+    else if (tls !== null) await ingestTlsReport(svc, { body: tls, recipient: message.to }, "email");
     else if (part !== null) await ingestReport(svc, { body: part, recipient: message.to });
   } catch (error) {
     if (error instanceof ApiError && error.status < 500 && error.status !== 409) {
