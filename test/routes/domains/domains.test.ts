@@ -79,6 +79,14 @@ describe("GET /domains and GET /domains/{domain}", () => {
     const page = await json<Body & { data: Array<{ id: number }> }>(await call("/api/v1/domains?per_page=2&page=2", { token: team.readOnly }));
     expect(page.meta).toEqual({ current_page: 2, per_page: 2, total: 3, last_page: 2 });
     expect(page.data.map((d) => d.id)).toEqual([mine[2]?.id]);
+    const first = await json<Body & { data: Array<{ id: number }> }>(await call("/api/v1/domains", { token: team.full }));
+    expect(first.meta, "the total comes with the page").toEqual({ current_page: 1, per_page: 25, total: 3, last_page: 1 });
+    expect(first.data.map((d) => d.id)).toEqual(mine.map((d) => d?.id));
+    const past = await json<Body & { data: unknown[] }>(await call("/api/v1/domains?per_page=2&page=5", { token: team.full }));
+    expect(past.meta, "an empty page past the end still knows the total").toEqual({ current_page: 5, per_page: 2, total: 3, last_page: 2 });
+    expect(past.data).toEqual([]);
+    const empty = await json<Body & { data: unknown[] }>(await call("/api/v1/domains", { token: (await makeTeam()).full }));
+    expect(empty.meta).toEqual({ current_page: 1, per_page: 25, total: 0, last_page: 1 });
     for (const q of ["page=0", "per_page=201", "per_page=0", "page=x"]) {
       expect((await call(`/api/v1/domains?${q}`, { token: team.full })).status, q).toBe(422);
     }
