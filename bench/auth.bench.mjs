@@ -1,7 +1,8 @@
 // Issue 14 item 3: the cost of authentication + rate limiting, as GET /api/v1/domains (bearer token,
-// rate limit and quota in the team's Durable Object) against GET / (no authentication) on the same
-// `wrangler dev` (port 8950), concurrency 20, in alternating rounds. Targets: at least 0.7x the
-// throughput, p50 at most 1.5x (docs/decisions.md D51: verified tokens are cached per isolate).
+// rate limit and quota from the isolate's lease on the team's Durable Object) against GET / (no
+// authentication) on the same `wrangler dev` (port 8950), concurrency 20, in alternating rounds.
+// Targets: at least 0.7x the throughput, p50 at most 1.5x (docs/decisions.md D51: verified tokens are
+// cached per isolate; D55: rate-limit leases; the list is one D1 statement).
 import { startDevServer } from "./lib/dev-server.mjs";
 import { fmt, load } from "./lib/load.mjs";
 
@@ -51,8 +52,8 @@ export default async function run() {
     const m = merge(c);
     console.log(`concurrency ${opts.concurrency}, ${ROUNDS} alternating rounds of ${opts.total} requests each`);
     console.log(`GET /                (no auth)            ${fmt(o)}`);
-    console.log(`GET /api/v1/domains  (token + DO + D1)    ${fmt(t)}`);
-    console.log(`GET /api/v1/me       (token + DO)         ${fmt(m)}   (${(m.rps / o.rps).toFixed(2)}x, p50 ${(m.p50 / o.p50).toFixed(2)}x)`);
+    console.log(`GET /api/v1/domains  (token + lease + D1) ${fmt(t)}`);
+    console.log(`GET /api/v1/me       (token + lease)      ${fmt(m)}   (${(m.rps / o.rps).toFixed(2)}x, p50 ${(m.p50 / o.p50).toFixed(2)}x)`);
     const tr = t.rps / o.rps;
     const lr = t.p50 / o.p50;
     console.log(
