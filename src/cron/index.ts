@@ -8,9 +8,7 @@ import { recheckOwnership } from "../services/domains/ownership";
 import { runDkimAudit } from "../services/dkim-inventory/audit";
 import { purgeDmarcData } from "../services/dmarc/retention";
 import { checkSilentReporters } from "../services/dmarc/silent-reporters";
-import { sweepUnpublishedReports } from "../services/dmarc/sweep";
 import { purgeFailureReports } from "../services/failure-reports/retention";
-import { purgeTlsReports } from "../services/tls-reports/retention";
 import { resealSecrets } from "../services/webhooks/secrets";
 import { purgeDeliveries, sweepOutbox, sweepRetries } from "../services/webhooks/sweeps";
 
@@ -29,14 +27,12 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
     { name: "outbox-sweep", run: sweepOutbox },
     { name: "retry-sweep", run: sweepRetries },
     { name: "ownership-recheck", run: (svc) => recheckOwnership(svc) },
-    { name: "unpublished-reports-sweep", run: (svc) => sweepUnpublishedReports(svc) },
   ],
   [DAILY]: [
     { name: "dkim-audit", run: (svc) => runDkimAudit(svc) },
     { name: "checks-retention", run: pruneChecks },
     { name: "deliveries-retention", run: (svc) => purgeDeliveries(svc) },
     { name: "dmarc-retention", run: (svc) => purgeDmarcData(svc) },
-    { name: "tls-retention", run: (svc) => purgeTlsReports(svc) },
     { name: "dmarc-failures-retention", run: (svc) => purgeFailureReports(svc) },
     { name: "silent-reporters", run: (svc) => checkSilentReporters(svc) },
     { name: "reseal-webhook-secrets", run: (svc) => resealSecrets(svc) },

@@ -178,34 +178,6 @@ export const dkimKeys = sqliteTable(
   (t) => [uniqueIndex("dkim_keys_selector_fp_uq").on(t.selectorId, t.fingerprint)],
 );
 
-export const dmarcReports = sqliteTable(
-  "dmarc_reports",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    domainId: integer("domain_id")
-      .notNull()
-      .references(() => domains.id, { onDelete: "cascade" }),
-    orgName: text("org_name").notNull(),
-    reportId: text("report_id").notNull(),
-    email: text("email"),
-    version: text("version"),
-    dateBegin: ms("date_begin").notNull(),
-    dateEnd: ms("date_end").notNull(),
-    records: integer("records").notNull(),
-    messages: integer("messages").notNull(),
-    policy: text("policy", { mode: "json" }),
-    status: text("status", { enum: ["processing", "complete"] }).notNull(),
-    receivedAt: createdAt(),
-  },
-  (t) => [
-    uniqueIndex("dmarc_reports_identity_uq").on(t.domainId, t.orgName, t.reportId),
-    index("dmarc_reports_domain_end_idx").on(t.domainId, t.dateEnd),
-    index("dmarc_reports_domain_received_idx").on(t.domainId, t.receivedAt),
-    // The sweep of unpublished reports reads only these (docs/ingestion.md).
-    index("dmarc_reports_processing_idx").on(t.receivedAt).where(sql`status = 'processing'`),
-  ],
-);
-
 /** Reports refused at a domain's report address, per UTC day and reason (quota, per-reporter limit, ...). */
 export const dmarcRefusals = sqliteTable(
   "dmarc_refusals",
@@ -220,36 +192,40 @@ export const dmarcRefusals = sqliteTable(
   (t) => [primaryKey({ columns: [t.domainId, t.day, t.reason] })],
 );
 
-/** Aggregated rows: one per (report, day, source, outcome), never one per XML record. */
-export const dmarcRows = sqliteTable(
-  "dmarc_rows",
+/**
+ * One small summary per domain and UTC day of its DMARC report data (docs/decisions.md D120, D122): the
+ * report rows live in the domain's report object; this is what team-wide views and alerts read. Written
+ * with the ABSOLUTE totals the object answers, never incremented, and only by a higher `seq` (D122).
+ */
+export const dmarcDaily = sqliteTable(
+  "dmarc_daily",
   {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    reportId: integer("report_id")
-      .notNull()
-      .references(() => dmarcReports.id, { onDelete: "cascade" }),
     domainId: integer("domain_id")
       .notNull()
       .references(() => domains.id, { onDelete: "cascade" }),
     day: text("day").notNull(), // YYYY-MM-DD (UTC)
-    sourceIp: text("source_ip").notNull(),
-    headerFrom: text("header_from"),
-    disposition: text("disposition"),
-    dkimAligned: bool("dkim_aligned").notNull(),
-    spfAligned: bool("spf_aligned").notNull(),
-    dkimDomain: text("dkim_domain"),
-    dkimSelector: text("dkim_selector"),
-    dkimResult: text("dkim_result"),
-    spfDomain: text("spf_domain"),
-    spfResult: text("spf_result"),
+    reports: integer("reports").notNull(), // reports whose period begins that day
     messages: integer("messages").notNull(),
+    pass: integer("pass").notNull(),
+    fail: integer("fail").notNull(),
+    topFailing: text("top_failing", { mode: "json" }).$type<Array<{ ip: string; fail: number }>>().notNull(),
+    seq: integer("seq").notNull(),
   },
-  (t) => [
-    index("dmarc_rows_domain_day_idx").on(t.domainId, t.day),
-    index("dmarc_rows_report_idx").on(t.reportId),
-    // New-sender alert (docs/decisions.md D103): "seen before" reads a domain's rows by source address.
-    index("dmarc_rows_domain_source_idx").on(t.domainId, t.sourceIp),
-  ],
+  (t) => [primaryKey({ columns: [t.domainId, t.day] })],
+);
+
+/** Which reporter sent a domain reports on which UTC day of arrival (silent-reporter alert, D104). */
+export const dmarcReporterDays = sqliteTable(
+  "dmarc_reporter_days",
+  {
+    domainId: integer("domain_id")
+      .notNull()
+      .references(() => domains.id, { onDelete: "cascade" }),
+    day: text("day").notNull(), // YYYY-MM-DD (UTC) of arrival
+    orgName: text("org_name").notNull(),
+    lastAt: ms("last_at").notNull(), // the day's latest arrival
+  },
+  (t) => [primaryKey({ columns: [t.domainId, t.day, t.orgName] })],
 );
 
 export const alerts = sqliteTable(
@@ -477,76 +453,6 @@ export const devOutbox = sqliteTable("dev_outbox", {
 });
 
 // ---- Beyond aggregate reports (docs/decisions.md D100-D109) ----
-
-/** One SMTP TLS report (RFC 8460 §4) per domain, identified by organization and report-id (D101). */
-export const tlsReports = sqliteTable(
-  "tls_reports",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    domainId: integer("domain_id")
-      .notNull()
-      .references(() => domains.id, { onDelete: "cascade" }),
-    orgName: text("org_name").notNull(),
-    reportId: text("report_id").notNull(),
-    contact: text("contact"),
-    dateBegin: ms("date_begin").notNull(),
-    dateEnd: ms("date_end").notNull(),
-    day: text("day").notNull(), // YYYY-MM-DD (UTC) of date_begin
-    successful: integer("successful").notNull(),
-    failed: integer("failed").notNull(),
-    via: text("via", { enum: ["https", "email"] }).notNull(),
-    receivedAt: createdAt(),
-  },
-  (t) => [
-    uniqueIndex("tls_reports_identity_uq").on(t.domainId, t.orgName, t.reportId),
-    index("tls_reports_domain_day_idx").on(t.domainId, t.day),
-    index("tls_reports_received_idx").on(t.receivedAt),
-  ],
-);
-
-/** One policy of a TLS report: its type and totals (RFC 8460 §4.3-4.4). */
-export const tlsPolicies = sqliteTable(
-  "tls_policies",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    reportId: integer("report_id")
-      .notNull()
-      .references(() => tlsReports.id, { onDelete: "cascade" }),
-    domainId: integer("domain_id")
-      .notNull()
-      .references(() => domains.id, { onDelete: "cascade" }),
-    day: text("day").notNull(),
-    policyType: text("policy_type").notNull(), // sts, tlsa or no-policy-found
-    policyDomain: text("policy_domain").notNull(),
-    policyStrings: text("policy_strings", { mode: "json" }).$type<string[]>(),
-    mxHosts: text("mx_hosts", { mode: "json" }).$type<string[]>(),
-    successful: integer("successful").notNull(),
-    failed: integer("failed").notNull(),
-  },
-  (t) => [index("tls_policies_domain_day_idx").on(t.domainId, t.day), index("tls_policies_report_idx").on(t.reportId)],
-);
-
-/** One failure-details entry of a policy (RFC 8460 §4.3). */
-export const tlsFailures = sqliteTable(
-  "tls_failures",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    policyId: integer("policy_id")
-      .notNull()
-      .references(() => tlsPolicies.id, { onDelete: "cascade" }),
-    domainId: integer("domain_id")
-      .notNull()
-      .references(() => domains.id, { onDelete: "cascade" }),
-    day: text("day").notNull(),
-    resultType: text("result_type").notNull(),
-    sendingMtaIp: text("sending_mta_ip"),
-    receivingMxHostname: text("receiving_mx_hostname"),
-    receivingIp: text("receiving_ip"),
-    failedCount: integer("failed_count").notNull(),
-    failureReasonCode: text("failure_reason_code"),
-  },
-  (t) => [index("tls_failures_domain_day_idx").on(t.domainId, t.day), index("tls_failures_policy_idx").on(t.policyId)],
-);
 
 /** DMARC failure reports (RFC 9991; ARF, RFC 6591): only the fields the privacy rules let us keep (D106). */
 export const dmarcFailures = sqliteTable(

@@ -8,7 +8,7 @@ import { unique } from "../support/api";
 import { Browser } from "../support/browser";
 import { type DohStub, installDohStub } from "../support/doh-stub";
 import { insertDomain } from "../support/factories";
-import { day0, reportXml } from "../support/reports";
+import { day0, reportXml, stored } from "../support/reports";
 
 let dns: DohStub;
 beforeEach(() => {
@@ -53,8 +53,7 @@ const xmlFor = (name: string, reportId = unique("rid")) =>
     ],
   });
 
-const storedReports = async (domainId: number) =>
-  (await env.DB.prepare("SELECT COUNT(*) AS n FROM dmarc_reports WHERE domain_id = ?").bind(domainId).first<{ n: number }>())?.n;
+const storedReports = async (domainId: number) => (await stored(domainId)).reports.length;
 
 describe("DMARC page", () => {
   it("sends a signed-out visitor to sign-in", async () => {
@@ -139,7 +138,7 @@ describe("DMARC page", () => {
     const { b: owner, teamId } = await signedIn();
     const domain = await insertDomain(teamId);
     await upload(owner, domain.id, xmlFor(domain.name));
-    const reportId = (await env.DB.prepare("SELECT id FROM dmarc_reports WHERE domain_id = ?").bind(domain.id).first<{ id: number }>())?.id;
+    const reportId = (await stored(domain.id)).reports[0]?.id;
     const { b: other } = await signedIn();
     expect((await other.fetch(`/domains/${domain.id}/dmarc`)).status).toBe(404);
     expect((await other.fetch(`/domains/${domain.id}/dmarc/reports/${reportId}`)).status).toBe(404);

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { consumeChecks, consumeChecksDlq } from "../../src/queues/checks";
 import { runCheck } from "../../src/services/checks/run-check";
 import { call, json, makeTeam } from "../support/api";
+import { seedReport } from "../support/reports";
 import { type DohStub, installDohStub, type StubZone } from "../support/doh-stub";
 import {
   addDomain,
@@ -206,16 +207,12 @@ describe("check pipeline (emailauth-checks consumer)", () => {
     const added = await addDomain(team, name);
     await markVerified(added.id);
     const now = Date.now();
-    const report = await env.DB.prepare(
-      "INSERT INTO dmarc_reports (domain_id, org_name, report_id, date_begin, date_end, records, messages, status, created_at) VALUES (?, 'google.com', ?, ?, ?, 1, 40, 'complete', ?) RETURNING id",
-    )
-      .bind(added.id, `rid-${added.id}`, now - 2 * 86_400_000, now - 86_400_000, now)
-      .first<{ id: number }>();
-    await env.DB.prepare(
-      "INSERT INTO dmarc_rows (report_id, domain_id, day, source_ip, dkim_aligned, spf_aligned, messages) VALUES (?, ?, ?, '203.0.113.9', 1, 0, 40)",
-    )
-      .bind(report?.id, added.id, new Date(now - 86_400_000).toISOString().slice(0, 10))
-      .run();
+    await seedReport(added.id, {
+      orgName: "google.com",
+      dateBegin: now - 2 * 86_400_000,
+      dateEnd: now - 86_400_000,
+      rows: [[new Date(now - 86_400_000).toISOString().slice(0, 10), "203.0.113.9", null, null, 1, 0, null, null, null, null, null, 40]],
+    });
     const listed = (ip: string) => ({ [`${ip.split(".").reverse().join(".")}.bl.spamcop.net`]: { A: ["127.0.0.2"] } });
     serve({ ...zoneFor(name, { spf: "v=spf1 ip4:198.51.100.7 include:_spf.google.com -all" }), ...listed("198.51.100.7"), ...listed("203.0.113.9") });
     await runCheck(clockedServices(new Date(now)), { domain_id: added.id, check_id: `chk_send_${added.id}`, trigger: "manual" });

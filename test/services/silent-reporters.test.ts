@@ -3,35 +3,19 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SCHEDULES, DAILY } from "../../src/cron";
-import { dmarcReports } from "../../src/db/schema";
 import { DAY_MS } from "../../src/lib/time";
 import { createServices } from "../../src/services";
 import { checkSilentReporters } from "../../src/services/dmarc/silent-reporters";
 import { EVENT_DATA } from "../../src/services/events/schemas";
-import { makeTeam, unique } from "../support/api";
+import { makeTeam } from "../support/api";
 import { insertDomain } from "../support/factories";
+import { reporterSeen } from "../support/reports";
 
 const svc = () => createServices(env);
 
-/** A complete report from `org` received `daysAgo` days ago (12:00 UTC-ish offsets keep days distinct). */
+/** A report from `org` received `daysAgo` days ago (what the daily job reads: D1 dmarc_reporter_days). */
 async function received(domainId: number, org: string, daysAgo: number) {
-  const at = new Date(Date.now() - daysAgo * DAY_MS);
-  await svc()
-    .db.insert(dmarcReports)
-    .values({
-      domainId,
-      orgName: org,
-      reportId: unique("r"),
-      email: null,
-      version: null,
-      dateBegin: new Date(at.getTime() - DAY_MS),
-      dateEnd: at,
-      records: 1,
-      messages: 1,
-      policy: null,
-      status: "complete",
-      receivedAt: at,
-    });
+  await reporterSeen(domainId, org, new Date(Date.now() - daysAgo * DAY_MS));
 }
 
 const alertsOf = async (domainId: number) =>

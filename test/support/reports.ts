@@ -1,10 +1,13 @@
 // Test helpers for DMARC ingestion: domains in D1, report XML in the shapes real reporters send,
-// signed POSTs to /api/webhooks/dmarc, and what got stored.
+// signed POSTs to /api/webhooks/dmarc, and what got stored (in the domain's report object, and the
+// D1 summaries: docs/decisions.md D120-D122).
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { eq, sql } from "drizzle-orm";
 import { createDb } from "../../src/db/client";
-import { dmarcReports } from "../../src/db/schema";
+import { dmarcReporterDays } from "../../src/db/schema";
+import type { DmarcIngestInput, DmarcRowTuple } from "../../src/durable-objects/domain-reports/types";
 import { hmacSha256Hex } from "../../src/lib/crypto";
+import { domainReports } from "../../src/services/domains/reports-object";
 import { call, unique } from "./api";
 
 export const SECRET = "test-ingest-secret";
@@ -103,11 +106,73 @@ export function base64(bytes: Uint8Array): string {
   return btoa(bin);
 }
 
-/** What is stored for a domain: complete reports, all report rows, row count and message sum. */
+/** The domain's report object (as the services reach it). */
+export const reportObject = (domainId: number) => domainReports({ env }, { id: domainId });
+
+/** Rows of a SQL query run inside the domain's report object. */
+export async function objectRows<T = Record<string, SqlStorageValue>>(domainId: number, query: string, ...params: SqlStorageValue[]): Promise<T[]> {
+  return runInDurableObject(reportObject(domainId), (_i, state) => state.storage.sql.exec(query, ...params).toArray() as T[]);
+}
+
+/**
+ * What is stored for a domain: its reports ("complete" once the D1 summary step was confirmed,
+ * "processing" before), the row count and the message sum.
+ */
 export async function stored(domainId: number) {
-  const reports = await db.select().from(dmarcReports).where(eq(dmarcReports.domainId, domainId));
-  const rows = await db.get<{ n: number; messages: number | null }>(
-    sql`SELECT COUNT(*) AS n, SUM(messages) AS messages FROM dmarc_rows WHERE domain_id = ${domainId}`,
-  );
+  const reports = (
+    await objectRows<{
+      id: number;
+      org_name: string;
+      report_id: string;
+      email: string | null;
+      version: string | null;
+      records: number;
+      messages: number;
+      summarised_at: number | null;
+    }>(domainId, "SELECT id, org_name, report_id, email, version, records, messages, summarised_at FROM reports ORDER BY id")
+  ).map((r) => ({
+    id: r.id,
+    orgName: r.org_name,
+    reportId: r.report_id,
+    email: r.email,
+    version: r.version,
+    records: r.records,
+    messages: r.messages,
+    status: r.summarised_at === null ? "processing" : "complete",
+  }));
+  const [rows] = await objectRows<{ n: number; messages: number | null }>(domainId, "SELECT COUNT(*) AS n, SUM(messages) AS messages FROM rows");
   return { reports, rows: rows?.n ?? 0, messages: rows?.messages ?? 0 };
+}
+
+/** A report from `org` arrived at `at`: what the silent-reporter job reads (D1 dmarc_reporter_days). */
+export async function reporterSeen(domainId: number, org: string, at: Date) {
+  await db
+    .insert(dmarcReporterDays)
+    .values({ domainId, day: at.toISOString().slice(0, 10), orgName: org, lastAt: at })
+    .onConflictDoUpdate({ target: [dmarcReporterDays.domainId, dmarcReporterDays.day, dmarcReporterDays.orgName], set: { lastAt: at } });
+}
+
+/** One aggregated row: [day, ip, messages, aligned (both SPF and DKIM), dkim d=, selector]. */
+export function seedRow(day: string, ip: string, messages: number, aligned: boolean, dkim: { d: string; s: string | null } | null = null): DmarcRowTuple {
+  const a = aligned ? 1 : 0;
+  return [day, ip, null, "none", a, a, dkim?.d ?? null, dkim?.s ?? null, dkim ? (aligned ? "pass" : "fail") : null, null, aligned ? "pass" : "fail", messages];
+}
+
+/** Writes a report straight into the domain's object, as already summarised (no event, no D1 summary). */
+export async function seedReport(domainId: number, o: Partial<DmarcIngestInput> & { rows: DmarcRowTuple[] }) {
+  const begin = o.dateBegin ?? Date.parse(`${o.rows[0]?.[0] ?? "2026-01-01"}T00:00:00Z`);
+  return reportObject(domainId).ingestDmarc({
+    orgName: "seed.example",
+    reportId: unique("seed"),
+    email: null,
+    version: "1.0",
+    dateBegin: begin,
+    dateEnd: begin + 86_400_000,
+    records: o.rows.length,
+    policy: null,
+    receivedAt: Date.now(),
+    retentionDays: 730,
+    summarised: true,
+    ...o,
+  });
 }

@@ -6,6 +6,7 @@ import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { sql } from "drizzle-orm";
+import { REPORT_LIMITS } from "../../lib/plans";
 import { num, type ReportsDb } from "./db";
 import * as reads from "./dmarc-read";
 import { ingestDmarc, markSummarised } from "./dmarc-write";
@@ -15,8 +16,8 @@ import * as schema from "./schema";
 import * as tls from "./tls";
 import type { DmarcIngestInput, DmarcIngestResult, DmarcWindowQuery, Intake } from "./types";
 
-/** Kept when no write ever told the object its plan (the longest plan retention, docs/limits.md). */
-const DEFAULT_RETENTION_DAYS = 365;
+/** Kept when no write ever told the object its plan: the longest plan retention (docs/limits.md). */
+const DEFAULT_RETENTION_DAYS = Math.max(...Object.values(REPORT_LIMITS).map((l) => l.retention_days));
 
 export class DomainReports extends DurableObject {
   private readonly db: ReportsDb;

@@ -3,10 +3,11 @@
 // team. The owner alone manages members and deletes the team; exactly one owner per team, and
 // teams.owner_email follows the owner (it is where owner notices go). Does I/O (D1).
 import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
-import { type MemberRole, memberships, signInLinks, teams, users } from "../../db/schema";
+import { domains, type MemberRole, memberships, signInLinks, teams, users } from "../../db/schema";
 import { ApiError, forbidden, notFound } from "../../lib/errors";
 import type { Services } from "../../services";
 import { commit } from "../commit";
+import { domainReports } from "../domains/reports-object";
 import { consumeLink } from "./links";
 import type { SignedIn } from "./sessions";
 
@@ -170,7 +171,10 @@ export async function deleteTeam(svc: Services, signedIn: SignedIn, confirmName:
   if (!team) throw notFound("Team");
   if (confirmName.trim() !== team.name)
     throw new ApiError(422, "validation_failed", "Type the team's name to confirm.", { confirm: ["Does not match the team name."] });
+  const owned = await svc.db.select({ id: domains.id }).from(domains).where(eq(domains.teamId, signedIn.teamId));
   await svc.db.delete(teams).where(eq(teams.id, signedIn.teamId));
+  // Each domain's report object goes after the cascade committed (docs/decisions.md D124).
+  for (const d of owned) await domainReports(svc, d).destroy();
 }
 
 export async function teamOverview(svc: Services, signedIn: SignedIn) {

@@ -46,8 +46,8 @@ export async function getDkimOverview(svc: Services, ctx: ServiceContext, domain
       svc.db,
       rows.map((r) => r.id),
     ),
-    reportsBySelector(svc.db, domain.id, domain.name, from),
-    signers(svc.db, domain.id, domain.name, from),
+    reportsBySelector(svc, domain.id, domain.name, from),
+    signers(svc, domain.id, domain.name, from),
   ]);
   const selectors = rows.map((r) => selectorView(r, domain.name, now, { history: history.get(r.id), reports: reports.get(r.selector) ?? null }));
 
@@ -99,7 +99,7 @@ export async function getDkimSelector(svc: Services, ctx: ServiceContext, domain
   const now = svc.clock.now();
   const [history, reports] = await Promise.all([
     keyHistory(svc.db, [row.id]),
-    reportsBySelector(svc.db, domain.id, domain.name, windowStartDay(now, days), row.selector),
+    reportsBySelector(svc, domain.id, domain.name, windowStartDay(now, days), row.selector),
   ]);
   return selectorView(row, domain.name, now, { history: history.get(row.id), reports: reports.get(row.selector) ?? null });
 }

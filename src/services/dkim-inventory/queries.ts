@@ -1,9 +1,12 @@
 // Read queries behind the DKIM views: selectors, key history and DMARC-report evidence of one domain
-// (already checked to be in the caller's team). I/O: D1 reads, each bounded and by index.
-import { and, asc, gt, desc, eq, gte, inArray, isNotNull, sql } from "drizzle-orm";
+// (already checked to be in the caller's team). I/O: D1 reads, each bounded and by index; the report
+// evidence from the domain's report object (docs/decisions.md D121).
+import { and, asc, gt, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { dkimKeys, dkimSelectors, dmarcRows } from "../../db/schema";
+import { dkimKeys, dkimSelectors } from "../../db/schema";
 import { DAY_MS } from "../../lib/time";
+import type { Services } from "../../services";
+import { domainReports } from "../domains/reports-object";
 import type { KeyRow, ReportTotals } from "./present";
 import type { SelectorRow } from "./transition";
 
@@ -56,33 +59,16 @@ const totals = (messages: number | null, pass: number | null, sources: string | 
   return { messages: m, pass: p, fail: m - p, sources: (sources ? sources.split(",") : []).slice(0, MAX_SOURCES) };
 };
 
-const sums = {
-  messages: sql<number>`sum(${dmarcRows.messages})`,
-  pass: sql<number>`sum(case when ${dmarcRows.dkimResult} = 'pass' then ${dmarcRows.messages} else 0 end)`,
-  sources: sql<string | null>`group_concat(distinct ${dmarcRows.sourceIp})`,
-};
-
-/** Rows of a report still being ingested never count (docs/decisions.md D16: the report is marked complete last). */
-const fromCompleteReport = sql`${dmarcRows.reportId} IN (SELECT id FROM dmarc_reports WHERE status = 'complete')`;
-
-/** DMARC-report evidence per selector of d=<domain> within the window (dmarc_rows by domain and day). */
-export async function reportsBySelector(db: Db, domainId: number, domainName: string, fromDay: string, selector?: string): Promise<Map<string, ReportTotals>> {
-  const rows = await db
-    .select({ selector: sql<string>`lower(${dmarcRows.dkimSelector})`, ...sums })
-    .from(dmarcRows)
-    .where(
-      and(
-        eq(dmarcRows.domainId, domainId),
-        gte(dmarcRows.day, fromDay),
-        isNotNull(dmarcRows.dkimSelector),
-        fromCompleteReport,
-        sql`lower(${dmarcRows.dkimDomain}) = ${domainName}`,
-        ...(selector ? [sql`lower(${dmarcRows.dkimSelector}) = ${selector.toLowerCase()}`] : []),
-      ),
-    )
-    .groupBy(sql`lower(${dmarcRows.dkimSelector})`)
-    .limit(MAX_SELECTORS_SHOWN);
-  return new Map(rows.map((r) => [r.selector, totals(r.messages, r.pass, r.sources)]));
+/** DMARC-report evidence per selector of d=<domain> within the window (the object's rows by day). */
+export async function reportsBySelector(
+  svc: Pick<Services, "env">,
+  domainId: number,
+  domainName: string,
+  fromDay: string,
+  selector?: string,
+): Promise<Map<string, ReportTotals>> {
+  const rows = await domainReports(svc, { id: domainId }).selectorEvidence(domainName, fromDay, MAX_SELECTORS_SHOWN, selector);
+  return new Map(rows.map((r) => [r.key, totals(r.messages, r.pass, r.sources)]));
 }
 
 export interface Signer extends ReportTotals {
@@ -91,16 +77,9 @@ export interface Signer extends ReportTotals {
 }
 
 /** DKIM signing domains seen in DMARC reports for this domain, most messages first. */
-export async function signers(db: Db, domainId: number, domainName: string, fromDay: string): Promise<Signer[]> {
-  const d = sql<string>`lower(${dmarcRows.dkimDomain})`;
-  const rows = await db
-    .select({ domain: d, ...sums })
-    .from(dmarcRows)
-    .where(and(eq(dmarcRows.domainId, domainId), gte(dmarcRows.day, fromDay), isNotNull(dmarcRows.dkimDomain), fromCompleteReport))
-    .groupBy(d)
-    .orderBy(desc(sums.messages))
-    .limit(MAX_SIGNERS);
-  return rows.map((r) => ({ domain: r.domain, aligned: relaxedAligned(r.domain, domainName), ...totals(r.messages, r.pass, r.sources) }));
+export async function signers(svc: Pick<Services, "env">, domainId: number, domainName: string, fromDay: string): Promise<Signer[]> {
+  const rows = await domainReports(svc, { id: domainId }).signers(fromDay, MAX_SIGNERS);
+  return rows.map((r) => ({ domain: r.key, aligned: relaxedAligned(r.key, domainName), ...totals(r.messages, r.pass, r.sources) }));
 }
 
 /**

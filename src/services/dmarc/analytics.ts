@@ -1,6 +1,6 @@
 // GET /domains/{domain}/dmarc: report summary, alignment, sources with identified senders, failing
-// senders with fixes, enforcement advice, suggested record, daily series. Does I/O (D1, DNS).
-import { sql } from "drizzle-orm";
+// senders with fixes, enforcement advice, suggested record, daily series. Does I/O (the domain's report
+// object, D1, DNS).
 import { DAY_MS } from "../../lib/time";
 import type { Services } from "../../services";
 import { getDomainInTeam } from "../domains/get-domain";
@@ -8,23 +8,13 @@ import { enforcementAdvice, senderFixes, suggestedRecord, type EnforcementAdvice
 import { identifySources, SENDER_LIMITS } from "./senders";
 import type { ServiceContext } from "../context";
 import { refusalsSince } from "./quota";
+import { domainReports } from "../domains/reports-object";
 import { resolveWindow, type WindowQuery } from "./window";
 
 /** Sources listed per response (by messages); reverse DNS only for the first SENDER_LIMITS.ptrPerRequest. */
 export const MAX_SOURCES = 100;
 /** A known sender is "failing" when more than this share of its messages fails DMARC. */
 export const SENDER_FAIL_SHARE = 0.02;
-
-interface SourceRow {
-  ip: string;
-  messages: number;
-  pass: number;
-  spf_pass: number;
-  dkim_pass: number;
-  spf_aligned: number;
-  dkim_aligned: number;
-  own_spf_fail: number;
-}
 
 const dayStr = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const n = (x: number | null | undefined) => Number(x ?? 0);
@@ -36,31 +26,14 @@ export async function getDmarcAnalytics(svc: Services, ctx: ServiceContext, doma
   const w = await resolveWindow(svc, domain.id, typeof window === "number" ? { days: window } : window);
   const { from, to, days } = w;
   const lastDayMs = w.endMs - DAY_MS;
-  // Rows of complete reports only (a "processing" report is half-written), by the (domain_id, day) index.
-  const rows = sql`dmarc_rows r JOIN dmarc_reports p ON p.id = r.report_id AND p.status = 'complete'
-    WHERE r.domain_id = ${domain.id} AND r.day >= ${from} AND r.day <= ${to}`;
-  const passExpr = sql`CASE WHEN r.dkim_aligned = 1 OR r.spf_aligned = 1 THEN r.messages ELSE 0 END`;
-  const own = sql`(lower(r.spf_domain) = ${domain.name} OR lower(r.spf_domain) LIKE ${`%.${domain.name}`})`;
-
-  const [reports, daily, sources, total, latest] = await Promise.all([
-    svc.db.get<{ reports: number; reporters: number; first: number | null; last: number | null }>(sql`
-      SELECT COUNT(*) AS reports, COUNT(DISTINCT org_name) AS reporters, MIN(date_begin) AS first, MAX(date_end) AS last
-      FROM dmarc_reports WHERE domain_id = ${domain.id} AND status = 'complete' AND date_end >= ${w.startMs} AND date_begin < ${w.endMs}`),
-    svc.db.all<{ day: string; messages: number; pass: number; spf_aligned: number; dkim_aligned: number }>(sql`
-      SELECT r.day AS day, SUM(r.messages) AS messages, SUM(${passExpr}) AS pass,
-        SUM(r.spf_aligned * r.messages) AS spf_aligned, SUM(r.dkim_aligned * r.messages) AS dkim_aligned
-      FROM ${rows} GROUP BY r.day ORDER BY r.day`),
-    svc.db.all<SourceRow>(sql`
-      SELECT r.source_ip AS ip, SUM(r.messages) AS messages, SUM(${passExpr}) AS pass,
-        SUM(CASE WHEN r.spf_result = 'pass' THEN r.messages ELSE 0 END) AS spf_pass,
-        SUM(CASE WHEN r.dkim_result = 'pass' THEN r.messages ELSE 0 END) AS dkim_pass,
-        SUM(r.spf_aligned * r.messages) AS spf_aligned, SUM(r.dkim_aligned * r.messages) AS dkim_aligned,
-        SUM(CASE WHEN coalesce(r.spf_result, '') <> 'pass' AND ${own} THEN r.messages ELSE 0 END) AS own_spf_fail
-      FROM ${rows} GROUP BY r.source_ip ORDER BY messages DESC, ip LIMIT ${MAX_SOURCES}`),
-    svc.db.get<{ sources: number }>(sql`SELECT COUNT(DISTINCT r.source_ip) AS sources FROM ${rows}`),
-    svc.db.get<{ policy: string | null }>(sql`
-      SELECT policy FROM dmarc_reports WHERE domain_id = ${domain.id} AND status = 'complete' ORDER BY date_end DESC LIMIT 1`),
-  ]);
+  const { reports, daily, sources, total, latest } = await domainReports(svc, domain).dmarcAnalytics({
+    from,
+    to,
+    startMs: w.startMs,
+    endMs: w.endMs,
+    domainName: domain.name,
+    maxSources: MAX_SOURCES,
+  });
 
   const ids = await identifySources(
     svc,

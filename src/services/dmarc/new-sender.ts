@@ -1,8 +1,8 @@
-// New-sender alert (docs/decisions.md D103): a source address never seen for the domain (in any complete
+// New-sender alert (docs/decisions.md D103): a source address never seen for the domain (in any other
 // report still kept) that sends more than NEW_SENDER_RULE.minFailing messages failing DMARC in one
 // report raises new_sender (one per address); the alert resolves itself when a report shows that address
-// passing DMARC. Reads D1 (and DNS for the sender's name, best effort); writes nothing itself.
-import { sql } from "drizzle-orm";
+// passing DMARC. "Seen before" is answered by the domain's report object as it stores the report (D122).
+// Reads D1 (open alerts; DNS for the sender's name, best effort); writes nothing itself.
 import type { ParsedReport } from "../../core/reports";
 import type { Services } from "../../services";
 import { autoResolve, openAlertsOfKind } from "../alerts/auto-resolve";
@@ -19,7 +19,7 @@ export const NEW_SENDER_RULE = {
 
 const subjectOf = (ip: string) => `sender:${ip}`;
 
-interface Tally {
+export interface Tally {
   messages: number;
   fail: number;
   pass: number;
@@ -37,31 +37,26 @@ function bySource(parsed: ParsedReport): Map<string, Tally> {
   return out;
 }
 
+/** The report's addresses failing DMARC past the rule, biggest first: the ones the object is asked about. */
+export function newSenderCandidates(parsed: ParsedReport): Array<[string, Tally]> {
+  return [...bySource(parsed).entries()]
+    .filter(([, t]) => t.fail > NEW_SENDER_RULE.minFailing)
+    .sort((a, b) => b[1].fail - a[1].fail)
+    .slice(0, NEW_SENDER_RULE.maxPerReport);
+}
+
+/** `seen`: which candidates another report of the domain (still kept) already showed. */
 export async function newSenderChanges(
   svc: Services,
   target: { id: number; teamId: number; name: string },
   parsed: ParsedReport,
   now: Date,
+  candidates: Array<[string, Tally]>,
+  seen: ReadonlySet<string>,
 ): Promise<{ drafts: AlertDraft[]; statements: Statement[]; eventIds: string[] }> {
   const tally = bySource(parsed);
   const domain = { id: target.id, name: target.name };
-  const candidates = [...tally.entries()]
-    .filter(([, t]) => t.fail > NEW_SENDER_RULE.minFailing)
-    .sort((a, b) => b[1].fail - a[1].fail)
-    .slice(0, NEW_SENDER_RULE.maxPerReport);
-  let fresh: Array<[string, Tally]> = [];
-  if (candidates.length > 0) {
-    const ips = candidates.map(([ip]) => ip);
-    // By dmarc_rows_domain_source_idx; this report's own rows are "processing" and do not count.
-    const seen = await svc.db.all<{ ip: string }>(sql`
-      SELECT DISTINCT r.source_ip AS ip FROM dmarc_rows r JOIN dmarc_reports p ON p.id = r.report_id AND p.status = 'complete'
-      WHERE r.domain_id = ${target.id} AND r.source_ip IN (${sql.join(
-        ips.map((ip) => sql`${ip}`),
-        sql`, `,
-      )})`);
-    const known = new Set(seen.map((s) => s.ip));
-    fresh = candidates.filter(([ip]) => !known.has(ip));
-  }
+  const fresh = candidates.filter(([ip]) => !seen.has(ip));
   let names = new Map<string, { sender: string | null }>();
   if (fresh.length > 0) {
     // Best effort: a lookup failure leaves the sender unnamed, never blocks the report or the alert.

@@ -1,14 +1,16 @@
 // Limits on a domain's public report address (docs/limits.md): reports and records per UTC day, reports
 // per reporter per day, the report's date range and the plan's retention. A refusal is counted per day
-// and reason (dmarc_refusals) so the domain's DMARC summary shows what was turned away. Does I/O (D1).
+// and reason (dmarc_refusals) so the domain's DMARC summary shows what was turned away. Does I/O (D1, and
+// the domain's report object for what it took today: docs/decisions.md D121).
 import { and, eq, gte, lte, sql } from "drizzle-orm";
 import type { ParsedReport } from "../../core/reports";
-import { dmarcRefusals, dmarcReports, domains, teams } from "../../db/schema";
+import { dmarcRefusals, domains, teams } from "../../db/schema";
 import { ApiError } from "../../lib/errors";
 import { MAX_REPORT_RANGE_DAYS, type Plan, REPORT_LIMITS } from "../../lib/plans";
 import { DAY_MS } from "../../lib/time";
 import type { Services } from "../../services";
 import { refused } from "./ingest-errors";
+import { domainReports } from "../domains/reports-object";
 
 export type RefusalReason = "reports_per_day" | "records_per_day" | "reports_per_reporter" | "date_range" | "future_report" | "beyond_retention";
 
@@ -39,12 +41,8 @@ export async function planOf(svc: Services, domainId: number): Promise<Plan> {
 /** Before parsing: a domain already at its daily report count refuses at once (no parse, no write). */
 export async function admitReportCount(svc: Services, domainId: number, plan: Plan, now: Date): Promise<void> {
   const limits = REPORT_LIMITS[plan];
-  const today = await svc.db
-    .select({ n: sql<number>`COUNT(*)` })
-    .from(dmarcReports)
-    .where(and(eq(dmarcReports.domainId, domainId), gte(dmarcReports.receivedAt, startOfDay(now))))
-    .get();
-  if ((today?.n ?? 0) >= limits.reports_per_day) {
+  const today = await domainReports(svc, { id: domainId }).intake(startOfDay(now).getTime());
+  if (today.reports >= limits.reports_per_day) {
     await refuse(
       svc,
       domainId,
@@ -78,12 +76,8 @@ export async function admitParsedReport(svc: Services, domainId: number, plan: P
     );
   }
   const since = startOfDay(now);
-  const today = await svc.db
-    .select({ records: sql<number>`COALESCE(SUM(${dmarcReports.records}), 0)` })
-    .from(dmarcReports)
-    .where(and(eq(dmarcReports.domainId, domainId), gte(dmarcReports.receivedAt, since)))
-    .get();
-  if ((today?.records ?? 0) + parsed.totals.records > limits.records_per_day) {
+  const today = await domainReports(svc, { id: domainId }).intake(since.getTime(), { orgName, email });
+  if (today.records + parsed.totals.records > limits.records_per_day) {
     await refuse(
       svc,
       domainId,
@@ -92,19 +86,7 @@ export async function admitParsedReport(svc: Services, domainId: number, plan: P
       overQuota(`This domain's report address accepts ${limits.records_per_day} records a day on its plan; retry tomorrow.`, now),
     );
   }
-  const reporter = await svc.db
-    .select({ n: sql<number>`COUNT(*)` })
-    .from(dmarcReports)
-    .where(
-      and(
-        eq(dmarcReports.domainId, domainId),
-        gte(dmarcReports.receivedAt, since),
-        eq(dmarcReports.orgName, orgName),
-        email === null ? sql`${dmarcReports.email} IS NULL` : eq(dmarcReports.email, email),
-      ),
-    )
-    .get();
-  if ((reporter?.n ?? 0) >= limits.reports_per_reporter_day) {
+  if (today.reporterReports >= limits.reports_per_reporter_day) {
     await refuse(
       svc,
       domainId,

@@ -1,31 +1,18 @@
-// A domain's accepted DMARC aggregate reports, newest first, and one report with its records. Only
-// published (complete) reports exist here: a half-written one is never shown (docs/decisions.md D16).
-// Does I/O (D1).
-import { sql } from "drizzle-orm";
+// A domain's accepted DMARC aggregate reports, newest first, and one report with its records, read from
+// the domain's report object (a report and its rows are written in one transaction there, so nothing
+// half-written is ever shown: docs/decisions.md D122). Records of a report older than 30 days are rolled
+// up across reporters (D123): the report keeps its totals, its record list is then empty. Does I/O.
 import type { PolicyPublished } from "../../core/reports/types";
+import type { ReportRow } from "../../durable-objects/domain-reports/dmarc-read";
 import { notFound } from "../../lib/errors";
 import { type PaginationQuery, pageOffset } from "../../lib/pagination";
 import type { Services } from "../../services";
 import type { ServiceContext } from "../context";
 import { getDomainInTeam } from "../domains/get-domain";
-
-interface ReportRow {
-  id: number;
-  org_name: string;
-  email: string | null;
-  report_id: string;
-  date_begin: number;
-  date_end: number;
-  received_at: number;
-  policy: string | null;
-  messages: number | null;
-  pass: number | null;
-}
+import { domainReports } from "../domains/reports-object";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const n = (x: number | null | undefined) => Number(x ?? 0);
-/** A message passes DMARC when its SPF or DKIM result aligned (RFC 7489 §6.6.2), as the analytics count it. */
-const PASS = sql`CASE WHEN r.dkim_aligned = 1 OR r.spf_aligned = 1 THEN r.messages ELSE 0 END`;
 
 function summary(r: ReportRow) {
   const messages = n(r.messages);
@@ -42,36 +29,11 @@ function summary(r: ReportRow) {
   };
 }
 
-const reportColumns = sql`p.id AS id, p.org_name AS org_name, p.email AS email, p.report_id AS report_id, p.date_begin AS date_begin,
-  p.date_end AS date_end, p.created_at AS received_at, p.policy AS policy,
-  (SELECT SUM(r.messages) FROM dmarc_rows r WHERE r.report_id = p.id) AS messages,
-  (SELECT SUM(${PASS}) FROM dmarc_rows r WHERE r.report_id = p.id) AS pass`;
-
 /** Newest report period first (date_end, then the later arrival), by the (domain_id, date_end) index. */
 export async function listReports(svc: Services, ctx: ServiceContext, domainId: number, q: PaginationQuery) {
   const domain = await getDomainInTeam(svc, ctx.teamId, domainId);
-  const where = sql`p.domain_id = ${domain.id} AND p.status = 'complete'`;
-  const [rows, total] = await Promise.all([
-    svc.db.all<ReportRow>(
-      sql`SELECT ${reportColumns} FROM dmarc_reports p WHERE ${where} ORDER BY p.date_end DESC, p.id DESC LIMIT ${q.per_page} OFFSET ${pageOffset(q)}`,
-    ),
-    svc.db.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM dmarc_reports p WHERE ${where}`),
-  ]);
-  return { items: rows.map(summary), total: n(total?.n) };
-}
-
-interface RecordRow {
-  source_ip: string;
-  count: number;
-  disposition: string | null;
-  header_from: string | null;
-  dkim_domain: string | null;
-  dkim_selector: string | null;
-  dkim_result: string | null;
-  dkim_aligned: number;
-  spf_domain: string | null;
-  spf_result: string | null;
-  spf_aligned: number;
+  const { rows, total } = await domainReports(svc, domain).dmarcReports(q.per_page, pageOffset(q));
+  return { items: rows.map(summary), total };
 }
 
 /**
@@ -80,17 +42,9 @@ interface RecordRow {
  */
 export async function getReport(svc: Services, ctx: ServiceContext, domainId: number, reportId: number, q: PaginationQuery) {
   const domain = await getDomainInTeam(svc, ctx.teamId, domainId);
-  const row = await svc.db.get<ReportRow>(
-    sql`SELECT ${reportColumns} FROM dmarc_reports p WHERE p.id = ${reportId} AND p.domain_id = ${domain.id} AND p.status = 'complete'`,
-  );
-  if (!row) throw notFound("Report");
-  const outcome = sql`r.source_ip, r.header_from, r.disposition, r.dkim_domain, r.dkim_selector, r.dkim_result, r.dkim_aligned, r.spf_domain, r.spf_result, r.spf_aligned`;
-  const [records, total] = await Promise.all([
-    svc.db.all<RecordRow>(sql`
-      SELECT ${outcome}, SUM(r.messages) AS count FROM dmarc_rows r WHERE r.report_id = ${row.id}
-      GROUP BY ${outcome} ORDER BY count DESC, ${outcome} LIMIT ${q.per_page} OFFSET ${pageOffset(q)}`),
-    svc.db.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM (SELECT 1 FROM dmarc_rows r WHERE r.report_id = ${row.id} GROUP BY ${outcome})`),
-  ]);
+  const found = await domainReports(svc, domain).dmarcReport(reportId, q.per_page, pageOffset(q));
+  if (!found) throw notFound("Report");
+  const { row, records, total } = found;
   const policy = row.policy ? (JSON.parse(row.policy) as Partial<PolicyPublished>) : null;
   return {
     report: {
@@ -118,6 +72,6 @@ export async function getReport(svc: Services, ctx: ServiceContext, domainId: nu
         dmarc: r.dkim_aligned === 1 || r.spf_aligned === 1 ? ("pass" as const) : ("fail" as const),
       })),
     },
-    total: n(total?.n),
+    total,
   };
 }

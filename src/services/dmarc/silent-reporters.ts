@@ -1,6 +1,7 @@
 // Silent-reporter alert (docs/decisions.md D104): a reporter that sent a domain aggregate reports on most
 // days and then nothing for three days raises reports_missing, naming the reporters that went quiet; it
-// resolves itself once none is quiet. Daily cron job over verified domains in bounded batches. Does I/O (D1, queue).
+// resolves itself once none is quiet. Daily cron job over verified domains in bounded batches; reads the
+// reporters' days of arrival from the D1 summary (docs/decisions.md D122). Does I/O (D1, queue).
 import { and, asc, eq, gt, inArray, isNull } from "drizzle-orm";
 import { sql } from "drizzle-orm";
 import { alerts, domains } from "../../db/schema";
@@ -48,13 +49,14 @@ export async function checkSilentReporters(svc: Services): Promise<{ domains: nu
     cursor = batch.at(-1)?.id ?? cursor;
     out.domains += batch.length;
     const ids = batch.map((d) => d.id);
-    // By dmarc_reports_domain_received_idx: each domain's reports of the last ten days, per reporter.
+    // One row per (domain, day of arrival, reporter) with that day's latest arrival: a day counts when a
+    // report arrived at or after `from`, exactly as counting the reports themselves did.
     const rows = await svc.db.all<{ domain_id: number; org: string; days: number; last: number }>(sql`
-      SELECT domain_id, org_name AS org, COUNT(DISTINCT created_at / ${DAY_MS}) AS days, MAX(created_at) AS last
-      FROM dmarc_reports WHERE domain_id IN (${sql.join(
+      SELECT domain_id, org_name AS org, COUNT(DISTINCT day) AS days, MAX(last_at) AS last
+      FROM dmarc_reporter_days WHERE domain_id IN (${sql.join(
         ids.map((id) => sql`${id}`),
         sql`, `,
-      )}) AND created_at >= ${from} AND status = 'complete'
+      )}) AND last_at >= ${from}
       GROUP BY domain_id, org_name`);
     const quiet = new Map<number, Quiet[]>();
     for (const r of rows) {

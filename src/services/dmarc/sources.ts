@@ -1,13 +1,14 @@
 // GET /domains/{domain}/dmarc/sources: every source IP of a window with its counts, identified sender
 // and reverse DNS, paginated and filtered (docs/decisions.md D72). Counted exactly as the analytics
-// summary counts, so the pages add up to its totals. Does I/O (D1, DNS).
-import { sql } from "drizzle-orm";
+// summary counts, so the pages add up to its totals. Does I/O (the domain's report object, D1, DNS).
+import type { SourceRow } from "../../durable-objects/domain-reports/dmarc-read";
 import { inCidr, type Ip, parseIp } from "../../core/spf/ip";
 import { type FieldErrors, validationFailed } from "../../lib/errors";
 import { type PaginationQuery, pageOffset } from "../../lib/pagination";
 import type { Services } from "../../services";
 import type { ServiceContext } from "../context";
 import { getDomainInTeam } from "../domains/get-domain";
+import { domainReports } from "../domains/reports-object";
 import { identifySources } from "./senders";
 import { type DmarcWindow, resolveWindow, type WindowQuery } from "./window";
 
@@ -18,18 +19,6 @@ export interface SourcesQuery extends WindowQuery, PaginationQuery {
   sender?: string;
   result?: "pass" | "fail";
   ip?: string;
-}
-
-interface SourceRow {
-  ip: string;
-  messages: number;
-  pass: number;
-  spf_pass: number;
-  dkim_pass: number;
-  spf_aligned: number;
-  dkim_aligned: number;
-  first_day: string;
-  last_day: string;
 }
 
 interface Network {
@@ -52,28 +41,9 @@ function parseNetwork(text: string, errors: FieldErrors): Network | null {
   return { net, prefix };
 }
 
-/** Grouped per source over complete reports in the window; `result` keeps only passing or failing messages. */
-function sourceRows(svc: Services, domainId: number, w: DmarcWindow, result: SourcesQuery["result"], page: { limit: number; offset: number } | null) {
-  const pass = sql`(r.dkim_aligned = 1 OR r.spf_aligned = 1)`;
-  const outcome = result === "pass" ? sql` AND ${pass}` : result === "fail" ? sql` AND NOT ${pass}` : sql``;
-  const paging = page ? sql` LIMIT ${page.limit} OFFSET ${page.offset}` : sql` LIMIT ${MAX_FILTERED_SOURCES + 1}`;
-  return svc.db.all<SourceRow>(sql`
-    SELECT r.source_ip AS ip, SUM(r.messages) AS messages, SUM(CASE WHEN ${pass} THEN r.messages ELSE 0 END) AS pass,
-      SUM(CASE WHEN r.spf_result = 'pass' THEN r.messages ELSE 0 END) AS spf_pass,
-      SUM(CASE WHEN r.dkim_result = 'pass' THEN r.messages ELSE 0 END) AS dkim_pass,
-      SUM(r.spf_aligned * r.messages) AS spf_aligned, SUM(r.dkim_aligned * r.messages) AS dkim_aligned,
-      MIN(r.day) AS first_day, MAX(r.day) AS last_day
-    FROM dmarc_rows r JOIN dmarc_reports p ON p.id = r.report_id AND p.status = 'complete'
-    WHERE r.domain_id = ${domainId} AND r.day >= ${w.from} AND r.day <= ${w.to}${outcome}
-    GROUP BY r.source_ip ORDER BY messages DESC, ip${paging}`);
-}
-
-function countSources(svc: Services, domainId: number, w: DmarcWindow, result: SourcesQuery["result"]) {
-  const pass = sql`(r.dkim_aligned = 1 OR r.spf_aligned = 1)`;
-  const outcome = result === "pass" ? sql` AND ${pass}` : result === "fail" ? sql` AND NOT ${pass}` : sql``;
-  return svc.db.get<{ n: number }>(sql`
-    SELECT COUNT(DISTINCT r.source_ip) AS n FROM dmarc_rows r JOIN dmarc_reports p ON p.id = r.report_id AND p.status = 'complete'
-    WHERE r.domain_id = ${domainId} AND r.day >= ${w.from} AND r.day <= ${w.to}${outcome}`);
+/** Grouped per source in the window; `result` keeps only passing or failing messages. */
+function sourceRows(svc: Services, domain: { id: number }, w: DmarcWindow, result: SourcesQuery["result"], page: { limit: number; offset: number } | null) {
+  return domainReports(svc, domain).dmarcSources(w.from, w.to, result, page?.limit ?? MAX_FILTERED_SOURCES + 1, page?.offset ?? 0);
 }
 
 export async function listSources(svc: Services, ctx: ServiceContext, domainId: number, q: SourcesQuery) {
@@ -91,17 +61,17 @@ export async function listSources(svc: Services, ctx: ServiceContext, domainId: 
   if (network === null && sender === undefined) {
     // No filter that SQL cannot do: page in SQL, identify only this page's sources.
     const [page, count] = await Promise.all([
-      sourceRows(svc, domain.id, w, q.result, { limit: q.per_page, offset: pageOffset(q) }),
-      countSources(svc, domain.id, w, q.result),
+      sourceRows(svc, domain, w, q.result, { limit: q.per_page, offset: pageOffset(q) }),
+      domainReports(svc, domain).dmarcSourceCount(w.from, w.to, q.result),
     ]);
     rows = page;
-    total = n(count?.n);
+    total = count;
     ids = await identifySources(
       svc,
       rows.map((r) => r.ip),
     );
   } else {
-    const all = await sourceRows(svc, domain.id, w, q.result, null);
+    const all = await sourceRows(svc, domain, w, q.result, null);
     if (all.length > MAX_FILTERED_SOURCES) {
       throw validationFailed(
         { [sender !== undefined ? "sender" : "ip"]: [`the window has more than ${MAX_FILTERED_SOURCES} sources to filter; narrow it with days or from/to`] },

@@ -1,5 +1,6 @@
 // DMARC failure spike: a report whose DMARC failure rate is well above the domain's 14-day baseline
-// raises (or repeats) the dmarc_failure_spike alert. Reads D1 (baseline); writes nothing itself.
+// raises (or repeats) the dmarc_failure_spike alert. Reads D1 (the baseline from the daily summaries,
+// docs/decisions.md D122); writes nothing itself.
 import { sql } from "drizzle-orm";
 import type { ParsedReport } from "../../core/reports";
 import type { AlertDraft } from "../alerts/types";
@@ -35,12 +36,10 @@ export async function failureSpike(svc: Services, target: { id: number; teamId: 
   const now = reportFailure(parsed);
   if (now.messages < SPIKE_RULE.minMessages || now.firstDay === null) return null;
   const rate = now.fail / now.messages;
-  // Only complete reports count (a processing one, this report included, is invisible).
+  // The days before the report's first day, from the domain's daily summaries (this report is not in them).
   const base = await svc.db.get<{ messages: number | null; fail: number | null }>(sql`
-    SELECT SUM(r.messages) AS messages,
-           SUM(CASE WHEN r.dkim_aligned = 0 AND r.spf_aligned = 0 THEN r.messages ELSE 0 END) AS fail
-    FROM dmarc_rows r JOIN dmarc_reports p ON p.id = r.report_id AND p.status = 'complete'
-    WHERE r.domain_id = ${target.id} AND r.day >= ${dayShift(now.firstDay, -SPIKE_RULE.baselineDays)} AND r.day < ${now.firstDay}`);
+    SELECT SUM(messages) AS messages, SUM(fail) AS fail FROM dmarc_daily
+    WHERE domain_id = ${target.id} AND day >= ${dayShift(now.firstDay, -SPIKE_RULE.baselineDays)} AND day < ${now.firstDay}`);
   const baseMessages = base?.messages ?? 0;
   // Without a baseline there is no "spike" to speak of: the first reports set it.
   if (baseMessages < SPIKE_RULE.minMessages) return null;

@@ -1,15 +1,16 @@
 // The one TLS report ingestion verb (RFC 8460 §3), shared by the HTTPS intake and Email Routing:
 // resolve the domain from its report token, admit (verified, daily quota, dates), parse strictly, store.
-// Does I/O (D1, queue).
-import { and, eq, gte, sql } from "drizzle-orm";
+// Does I/O (D1, the domain's report object, queue).
+import { eq } from "drizzle-orm";
 import { parseTlsReport, type TlsReportError } from "../../core/tls-rpt/report";
-import { domains, tlsReports } from "../../db/schema";
+import { domains } from "../../db/schema";
 import { ApiError, payloadTooLarge } from "../../lib/errors";
 import { MAX_REPORT_RANGE_DAYS, REPORT_LIMITS } from "../../lib/plans";
 import { DAY_MS } from "../../lib/time";
 import type { Services } from "../../services";
 import { domainForRecipient, refused } from "../dmarc/ingest";
 import { planOf } from "../dmarc/quota";
+import { domainReports } from "../domains/reports-object";
 import { storeTlsReport, type TlsStoreTarget } from "./store";
 
 export interface TlsIngestInput {
@@ -57,12 +58,8 @@ export async function ingestTlsReport(svc: Services, input: TlsIngestInput, via:
   if (!t.verified) throw refused("domain_not_verified", "This report address belongs to a domain whose ownership is not verified.");
   const limits = REPORT_LIMITS[await planOf(svc, t.id)];
   // The daily report count of the DMARC address applies to TLS reports too, counted apart (docs/limits.md).
-  const today = await svc.db
-    .select({ n: sql<number>`COUNT(*)` })
-    .from(tlsReports)
-    .where(and(eq(tlsReports.domainId, t.id), gte(tlsReports.receivedAt, startOfDay(now))))
-    .get();
-  if ((today?.n ?? 0) >= limits.reports_per_day) {
+  const today = await domainReports(svc, t).tlsIntake(startOfDay(now).getTime());
+  if (today >= limits.reports_per_day) {
     const retry = Math.max(1, Math.ceil((startOfDay(now).getTime() + DAY_MS - now.getTime()) / 1000));
     throw new ApiError(429, "quota_exceeded", `This domain accepts ${limits.reports_per_day} TLS reports a day on its plan; retry tomorrow.`, undefined, {
       "Retry-After": String(retry),

@@ -1,9 +1,10 @@
 // TLS failure spike (docs/decisions.md D102): a report whose failed-session share is well above the
-// domain's 14-day baseline raises (or repeats) the tls_failure alert. Reads D1; writes nothing itself.
-import { sql } from "drizzle-orm";
+// domain's 14-day baseline raises (or repeats) the tls_failure alert. Reads the domain's report object;
+// writes nothing itself.
 import type { ParsedTlsReport } from "../../core/tls-rpt/report";
 import type { Services } from "../../services";
 import type { AlertDraft } from "../alerts/types";
+import { domainReports } from "../domains/reports-object";
 
 export const TLS_SPIKE_RULE = {
   baselineDays: 14,
@@ -28,10 +29,9 @@ export async function tlsFailureSpike(
   const rate = r.failed / sessions;
   if (rate < TLS_SPIKE_RULE.minRate) return null;
   const since = new Date(Date.parse(`${day}T00:00:00Z`) - TLS_SPIKE_RULE.baselineDays * 86_400_000).toISOString().slice(0, 10);
-  const base = await svc.db.get<{ ok: number | null; bad: number | null }>(sql`
-    SELECT SUM(successful) AS ok, SUM(failed) AS bad FROM tls_reports WHERE domain_id = ${target.id} AND day >= ${since} AND day < ${day}`);
-  const baseSessions = Number(base?.ok ?? 0) + Number(base?.bad ?? 0);
-  const baseRate = baseSessions > 0 ? Number(base?.bad ?? 0) / baseSessions : 0;
+  const base = await domainReports(svc, target).tlsBaseline(since, day);
+  const baseSessions = base.ok + base.bad;
+  const baseRate = baseSessions > 0 ? base.bad / baseSessions : 0;
   if (baseSessions >= TLS_SPIKE_RULE.minSessions && rate < TLS_SPIKE_RULE.ratio * baseRate) return null;
   const types = new Map<string, number>();
   for (const p of r.policies) for (const f of p.failures) types.set(f.resultType, (types.get(f.resultType) ?? 0) + f.failedCount);

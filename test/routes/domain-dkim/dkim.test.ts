@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { alerts as alertsTable, dkimSelectors, dmarcReports, dmarcRows } from "../../../src/db/schema";
-import { call, json, makeTeam, type TestTeam, unique } from "../../support/api";
+import { alerts as alertsTable, dkimSelectors } from "../../../src/db/schema";
+import { call, json, makeTeam, type TestTeam } from "../../support/api";
 import { installDohStub, type DohStub, type StubZone } from "../../support/doh-stub";
 import { eventsOf, insertDomain, newKey, services } from "../../support/dkim-inventory";
+import { seedReport } from "../../support/reports";
 
 type Sel = Record<string, any>;
 const svc = services();
@@ -17,40 +18,13 @@ beforeAll(async () => {
 const base = (id: number) => `/api/v1/domains/${id}/dkim`;
 const add = (id: number, selector: unknown, token = team.full) => call(`${base(id)}/selectors`, { method: "POST", token, body: { selector } });
 
-async function addReport(
-  domainId: number,
-  rows: Array<{ d: string; s: string; result: string; ip: string; n: number }>,
-  status: "complete" | "processing" = "complete",
-) {
+/** A report of today with the given DKIM rows, written into the domain's report object. */
+async function addReport(domainId: number, rows: Array<{ d: string; s: string; result: string; ip: string; n: number }>) {
   const today = new Date().toISOString().slice(0, 10);
-  const [rep] = await svc.db
-    .insert(dmarcReports)
-    .values({
-      domainId,
-      orgName: "google.com",
-      reportId: unique("r"),
-      dateBegin: new Date(),
-      dateEnd: new Date(),
-      records: rows.length,
-      messages: rows.reduce((n, r) => n + r.n, 0),
-      status,
-    })
-    .returning();
-  if (!rep) throw new Error("report insert failed");
-  await svc.db.insert(dmarcRows).values(
-    rows.map((r) => ({
-      reportId: rep.id,
-      domainId,
-      day: today,
-      sourceIp: r.ip,
-      dkimAligned: true,
-      spfAligned: true,
-      dkimDomain: r.d,
-      dkimSelector: r.s,
-      dkimResult: r.result,
-      messages: r.n,
-    })),
-  );
+  await seedReport(domainId, {
+    orgName: "google.com",
+    rows: rows.map((r) => [today, r.ip, null, null, 1, 1, r.d, r.s, r.result, null, null, r.n]),
+  });
 }
 
 describe("POST /domains/{domain}/dkim/selectors", () => {
@@ -138,13 +112,14 @@ describe("POST /domains/{domain}/dkim/selectors", () => {
 });
 
 describe("GET /domains/{domain}/dkim", () => {
-  it("ignores rows of a report that is still being ingested", async () => {
+  it("reads only its own domain's report object: another domain's rows never show", async () => {
     const domain = await insertDomain(svc, team.id);
-    await addReport(domain.id, [{ d: domain.name, s: "half", result: "pass", ip: "198.51.100.9", n: 40 }], "processing");
+    const other = await insertDomain(svc, team.id);
+    await addReport(other.id, [{ d: domain.name, s: "elsewhere", result: "pass", ip: "198.51.100.9", n: 40 }]);
     const res = await call(`${base(domain.id)}?days=7`, { token: team.full });
     expect(res.status).toBe(200);
     const { data } = await json<{ data: { signers: unknown[]; summary: { messages_in_window?: number } } }>(res);
-    expect(data.signers, "a processing report counts nothing").toEqual([]);
+    expect(data.signers).toEqual([]);
   });
 
   it("returns summary, selectors with keys, signers from DMARC reports and findings", async () => {

@@ -1,11 +1,10 @@
 // The public report address is bounded (docs/limits.md): reports and records per day per domain, reports
 // per reporter per day, the date range and the plan's retention. Over a limit nothing is stored, HTTP
 // gets 429 with Retry-After (or 422), and the refusal shows on the domain's DMARC summary.
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { REPORT_LIMITS } from "../../../src/lib/plans";
 import { call, json, makeTeam } from "../../support/api";
-import { base64, day0, enc, makeDomain, postJson, reportXml } from "../../support/reports";
+import { base64, day0, enc, makeDomain, postJson, reportXml, seedReport, stored } from "../../support/reports";
 
 const send = (d: { address: string; name: string }, o: { org?: string; email?: string; begin?: number; end?: number; records?: number } = {}) =>
   postJson({
@@ -24,20 +23,22 @@ const send = (d: { address: string; name: string }, o: { org?: string; email?: s
     ),
   });
 
-/** Reports already received today, written directly (the limit is what is under test, not 200 uploads). */
+/** Reports already received today, written directly into the domain's object (the limit is what is under test, not 200 uploads). */
 async function receivedToday(domainId: number, n: number, records: number) {
   const now = Date.now();
   for (let i = 0; i < n; i++) {
-    await env.DB.prepare(
-      "INSERT INTO dmarc_reports (domain_id, org_name, report_id, email, date_begin, date_end, records, messages, status, created_at) VALUES (?, ?, ?, NULL, ?, ?, ?, ?, 'complete', ?)",
-    )
-      .bind(domainId, `seed-${i}.example`, `seed-${i}`, now - 86_400_000, now - 1000, records, records, now)
-      .run();
+    await seedReport(domainId, {
+      orgName: `seed-${i}.example`,
+      reportId: `seed-${i}`,
+      dateBegin: now - 86_400_000,
+      dateEnd: now - 1000,
+      records,
+      receivedAt: now,
+      rows: [[new Date(now - 86_400_000).toISOString().slice(0, 10), "192.0.2.200", null, null, 1, 1, null, null, null, null, null, records]],
+    });
   }
 }
-const storedReports = async (domainId: number) =>
-  (await env.DB.prepare("SELECT COUNT(*) AS n FROM dmarc_reports WHERE domain_id = ? AND org_name NOT LIKE 'seed-%'").bind(domainId).first<{ n: number }>())
-    ?.n ?? 0;
+const storedReports = async (domainId: number) => (await stored(domainId)).reports.filter((r) => !r.orgName.startsWith("seed-")).length;
 
 describe("report address limits (starter plan)", () => {
   const limits = REPORT_LIMITS.starter;

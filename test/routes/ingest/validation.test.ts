@@ -1,17 +1,13 @@
 // Strict report validation: a source address is parsed as an address, and text is decoded in its
 // declared encoding with malformed bytes a fatal error (XML 1.0 §4.3.3). Refused reports store nothing.
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { json, makeTeam } from "../../support/api";
-import { base64, day0, enc, makeDomain, postJson, reportXml } from "../../support/reports";
+import { base64, day0, enc, makeDomain, objectRows, postJson, reportXml, stored as storedIn } from "../../support/reports";
 
 const send = (address: string, bytes: Uint8Array) => postJson({ recipient: address, content_base64: base64(bytes) });
-const stored = async (domainId: number) =>
-  (await env.DB.prepare("SELECT COUNT(*) AS n FROM dmarc_reports WHERE domain_id = ?").bind(domainId).first<{ n: number }>())?.n ?? 0;
+const stored = async (domainId: number) => (await storedIn(domainId)).reports.length;
 const sources = async (domainId: number) =>
-  (await env.DB.prepare("SELECT DISTINCT source_ip AS ip FROM dmarc_rows WHERE domain_id = ? ORDER BY ip").bind(domainId).all<{ ip: string }>()).results.map(
-    (r) => r.ip,
-  );
+  (await objectRows<{ ip: string }>(domainId, "SELECT DISTINCT source_ip AS ip FROM rows ORDER BY ip")).map((r) => r.ip);
 
 describe("source addresses", () => {
   it("refuses a report with an invalid source IP (422 naming the record), nothing stored", async () => {
@@ -95,9 +91,7 @@ describe("text encodings", () => {
     const latin = xml(d.name, 'version="1.0" encoding="ISO-8859-1"', "latin\u00e9.example");
     const latinBytes = Uint8Array.from([...latin].map((c) => c.charCodeAt(0)));
     expect((await send(d.address, latinBytes)).status, "é as the single byte 0xE9").toBe(202);
-    const org = await env.DB.prepare("SELECT org_name FROM dmarc_reports WHERE domain_id = ? AND org_name LIKE 'latin%'")
-      .bind(d.id)
-      .first<{ org_name: string }>();
+    const [org] = await objectRows<{ org_name: string }>(d.id, "SELECT org_name FROM reports WHERE org_name LIKE 'latin%'");
     expect(org?.org_name).toBe("latin\u00e9.example");
     const noBom = utf16le(xml(d.name, 'version="1.0" encoding="UTF-16"', "nobom.example")).subarray(2);
     expect((await send(d.address, noBom)).status).toBe(422);

@@ -1,7 +1,7 @@
 // TLS reports (RFC 8460 §4) for the tests: the RFC's own example and the shapes large receivers send,
 // dated yesterday so they are within every plan's retention; the HTTPS intake call; what got stored.
-import { env } from "cloudflare:workers";
 import { call, unique } from "../../support/api";
+import { objectRows } from "../../support/reports";
 
 export const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -102,15 +102,13 @@ export function microsoftShape(domain: string) {
 export const intake = (token: string, body: BodyInit, contentType = "application/tlsrpt+json") =>
   call(`/api/webhooks/tlsrpt/${token}`, { method: "POST", rawBody: body, headers: { "content-type": contentType } });
 
+/** What the domain's report object holds of TLS reports (docs/decisions.md D125). */
 export async function storedTls(domainId: number) {
-  const reports = await env.DB.prepare("SELECT org_name, report_id, successful, failed, via FROM tls_reports WHERE domain_id = ? ORDER BY id")
-    .bind(domainId)
-    .all();
-  const policies = await env.DB.prepare("SELECT COUNT(*) AS n FROM tls_policies WHERE domain_id = ?").bind(domainId).first<{ n: number }>();
-  const failures = await env.DB.prepare(
-    "SELECT f.result_type, f.sending_mta_ip, f.receiving_mx_hostname, f.receiving_ip, f.failed_count, f.failure_reason_code, p.policy_type FROM tls_failures f JOIN tls_policies p ON p.id = f.policy_id WHERE f.domain_id = ? ORDER BY f.id",
-  )
-    .bind(domainId)
-    .all();
-  return { reports: reports.results, policies: policies?.n ?? 0, failures: failures.results };
+  const reports = await objectRows(domainId, "SELECT org_name, report_id, successful, failed, via FROM tls_reports ORDER BY id");
+  const [policies] = await objectRows<{ n: number }>(domainId, "SELECT COUNT(*) AS n FROM tls_policies");
+  const failures = await objectRows(
+    domainId,
+    "SELECT f.result_type, f.sending_mta_ip, f.receiving_mx_hostname, f.receiving_ip, f.failed_count, f.failure_reason_code, p.policy_type FROM tls_failures f JOIN tls_policies p ON p.id = f.policy_ref ORDER BY f.id",
+  );
+  return { reports, policies: policies?.n ?? 0, failures };
 }
