@@ -5,7 +5,9 @@ import { AUTH_ERRORS, BEARER, dataOf, errorResponses, jsonContent } from "../../
 import { getDmarcAnalytics } from "../../services/dmarc/analytics";
 import { pageMeta } from "../../lib/pagination";
 import { getReport, listReports } from "../../services/dmarc/reports";
+import { listFailureSamples } from "../../services/failure-reports/list";
 import { listSources } from "../../services/dmarc/sources";
+import { listFailuresRoute } from "./failures";
 import { DomainParam, WindowQuery, WindowView } from "./params";
 import { getReportRoute, listReportsRoute } from "./reports";
 import { listSourcesRoute } from "./sources";
@@ -176,4 +178,9 @@ export const dmarcRoutes = () =>
       const q = c.req.valid("query");
       const out = await listSources(c.get("services"), c.get("ctx"), c.req.valid("param").domain, q);
       return c.json({ data: out.items, meta: { ...pageMeta(q, out.total), window: out.window } }, 200);
+    })
+    .openapi(listFailuresRoute, async (c) => {
+      const q = c.req.valid("query");
+      const out = await listFailureSamples(c.get("services"), c.get("ctx"), c.req.valid("param").domain, q);
+      return c.json({ data: out.items, meta: pageMeta(q, out.total) }, 200);
     });
