@@ -11,6 +11,8 @@ export interface Env {
   /** One object per domain: its report data (docs/decisions.md D120). */
   DOMAIN_REPORTS: DurableObjectNamespace<DomainReports>;
   SEND_EMAIL?: SendEmail;
+  /** Static data beside the script, read by the Worker only (wrangler.toml [assets]; docs/decisions.md D59). */
+  ASSETS: Fetcher;
   ADMIN_TOKEN?: string;
   DOH_RESOLVERS?: string;
   WEBHOOK_ALLOW_PRIVATE?: string;

@@ -1,6 +1,6 @@
 // Risk check of email addresses: syntax, MX, provider, free/disposable/role flags, domain policy, score. DNS via one shared resolver.
 import { parseAddress } from "./address";
-import { isDisposableDomain } from "./disposable";
+import { type AssetFetcher, isDisposableDomain } from "./disposable";
 import type { DomainFacts, DomainFactsCache, MxStatus, PolicyStrength, SpfAll, DmarcState } from "./domain-facts";
 import { isFreeDomain, isRoleLocal, type Provider } from "./tables";
 
@@ -51,7 +51,7 @@ function score(facts: DomainFacts, flags: { free: boolean; disposable: boolean; 
   return r;
 }
 
-export async function checkAddress(input: string, cache: DomainFactsCache): Promise<{ result: EmailCheck; facts: DomainFacts | null }> {
+export async function checkAddress(input: string, cache: DomainFactsCache, assets: AssetFetcher): Promise<{ result: EmailCheck; facts: DomainFacts | null }> {
   const syntax = parseAddress(input);
   const base: EmailCheck = {
     email: input,
@@ -73,7 +73,7 @@ export async function checkAddress(input: string, cache: DomainFactsCache): Prom
       facts: null,
     };
   }
-  const [facts, disposable] = await Promise.all([cache.get(syntax.domain), isDisposableDomain(syntax.domain)]);
+  const [facts, disposable] = await Promise.all([cache.get(syntax.domain), isDisposableDomain(assets, syntax.domain)]);
   const free = isFreeDomain(syntax.domain);
   const role = isRoleLocal(syntax.local);
   const reasons = score(facts, { free, disposable, role });

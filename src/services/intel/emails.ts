@@ -23,7 +23,7 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
 export async function checkEmail(svc: Services, email: string): Promise<EmailCheck> {
   const syntax = parseAddress(email);
   if (!syntax.ok) throw validationFailed({ email: [syntax.reason] }, "The email address is invalid.");
-  const { result, facts } = await checkAddress(email, new DomainFactsCache(svc.createResolver()));
+  const { result, facts } = await checkAddress(email, new DomainFactsCache(svc.createResolver()), svc.env.ASSETS);
   if (facts?.unreachable) throw dependencyUnavailable();
   return result;
 }
@@ -35,6 +35,6 @@ export async function checkEmailBatch(svc: Services, emails: readonly string[]) 
   // Resolve each distinct domain with bounded parallelism; the addresses then share those promises.
   const facts = await mapLimit(domains, DOMAIN_CONCURRENCY, (d) => cache.get(d));
   if (facts.length > 0 && facts.every((f) => f.unreachable)) throw dependencyUnavailable();
-  const checked = await Promise.all(emails.map((e) => checkAddress(e, cache)));
+  const checked = await Promise.all(emails.map((e) => checkAddress(e, cache, svc.env.ASSETS)));
   return { results: checked.map((c) => c.result), count: checked.length, domains: domains.length };
 }
