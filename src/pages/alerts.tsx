@@ -8,6 +8,7 @@ import type { AppEnv } from "../context";
 import type { PaginationQuery } from "../lib/pagination";
 import { type AlertView, listAlerts } from "../services/alerts/list-alerts";
 import { resolveAlert } from "../services/alerts/resolve-alert";
+import { AlertGuideLine } from "./alert-kinds";
 import { Pager, pageQuery, SeverityBadge, when } from "./domain-format";
 import { frameOf } from "./frame";
 import { checkCsrf, readForm, signedInOrRedirect } from "./guard";
@@ -62,6 +63,7 @@ const AlertsPage: FC<{ frame: Frame; tab: Tab; q: PaginationQuery; list: { items
                     </td>
                     <td>
                       <strong>{a.title}</strong>
+                      <AlertGuideLine alert={a} />
                       {a.body && <div class="small">{a.body}</div>}
                       <div class="small muted">{`${a.kind} · ${a.subject}`}</div>
                     </td>

@@ -69,3 +69,22 @@ export const Pager: FC<{ base: string; q: PaginationQuery; total: number; perDef
 
 /** The per-field messages of a refused form, flattened for display. */
 export const fieldMessages = (e: ApiError): string[] => Object.entries(e.errors ?? {}).flatMap(([k, v]) => v.map((m) => `${k}: ${m}`));
+
+const DAY_CHOICES = [1, 7, 30, 90, 180, 365];
+
+/** The period choice of a report view (1 to 365 days); a period given in the address stays selectable. */
+export const DaysSelect: FC<{ id: string; days: number }> = ({ id, days }) => {
+  const choices = DAY_CHOICES.includes(days) ? DAY_CHOICES : [...DAY_CHOICES, days].sort((x, y) => x - y);
+  return (
+    <div>
+      <label for={id}>Period</label>
+      <select id={id} name="days" data-autosubmit="">
+        {choices.map((d) => (
+          <option value={String(d)} selected={days === d}>
+            {d === 1 ? "Today" : `Last ${d} days`}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+};

@@ -125,7 +125,7 @@ export function domainDetailPages() {
           <p class="small">DMARC aggregate reports for this domain go to (put it in your DMARC record's rua= tag):</p>
           <Copyable value={d.dmarc_report_address} label="DMARC report address" />
           <p class="small">
-            <a href={`/domains/${id}/dmarc`}>DMARC reports and sources</a>
+            <a href={`/domains/${id}/dmarc`}>DMARC reports and sources</a> · <a href={`/domains/${id}/tls`}>SMTP TLS reports</a>
           </p>
         </section>
         <PasteFixes fixes={d.fixes} />

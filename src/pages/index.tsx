@@ -12,6 +12,7 @@ import { webhookPages } from "./webhooks";
 import { webhookEndpointPages } from "./webhooks-endpoint";
 import { devOutboxPages } from "./dev-outbox";
 import { dmarcPages } from "./dmarc";
+import { dmarcSourcePages } from "./dmarc-sources";
 import { dkimPages } from "./dkim";
 import { domainPages } from "./domains";
 import { intelPages } from "./intel";
@@ -23,6 +24,7 @@ import { oauthConsentPages } from "./oauth-consent";
 import { overviewPages } from "./overview";
 import { signInPages } from "./sign-in";
 import { teamPages } from "./team";
+import { tlsPages } from "./tls";
 import { tokenPages } from "./tokens";
 
 /** Paths that belong to the dashboard (everything else on the site root is the API, operator or agent surface). */
@@ -74,6 +76,8 @@ export function pageRoutes() {
   pages.route("/", webhookPages());
   pages.route("/", webhookEndpointPages());
   pages.route("/", dmarcPages());
+  pages.route("/", tlsPages());
+  pages.route("/", dmarcSourcePages());
   pages.onError(async (error, c) => {
     const known = error instanceof ApiError ? error : null;
     if (!known)

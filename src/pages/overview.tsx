@@ -1,15 +1,21 @@
 /** @jsxImportSource hono/jsx */
 // The landing page (signed out: what the service does and a way in) and the team overview (signed
-// in): domains with grade, score, DMARC policy, last and next check, and open alerts.
+// in): domains with grade, score, DMARC policy, last and next check, open alert counts, and the newest
+// open alerts with what each kind means.
 import { Hono } from "hono";
 import type { AppEnv } from "../context";
 import { listAlerts } from "../services/alerts/list-alerts";
 import { openAlertCounts } from "../services/alerts/open-counts";
 import { listDomains } from "../services/domains/list-domains";
+import { AlertGuideLine } from "./alert-kinds";
+import { SeverityBadge } from "./domain-format";
 import { DomainTable } from "./domains";
 import { signedInOrRedirect } from "./guard";
 import { frameOf } from "./frame";
 import { Layout } from "./layout";
+
+/** Open alerts shown on the overview, newest first (the alerts page has them all). */
+const LATEST_ALERTS = 5;
 
 export function overviewPages() {
   const r = new Hono<AppEnv>();
@@ -43,7 +49,7 @@ export function overviewPages() {
     const svc = c.get("services");
     const [domains, alerts, open] = await Promise.all([
       listDomains(svc, s.ctx, { page: 1, per_page: 200 }),
-      listAlerts(svc, s.ctx, { page: 1, per_page: 1, open: true }),
+      listAlerts(svc, s.ctx, { page: 1, per_page: LATEST_ALERTS, open: true }),
       openAlertCounts(svc, s.ctx),
     ]);
     return c.html(
@@ -59,6 +65,24 @@ export function overviewPages() {
             <div class="stat">{alerts.total}</div>
           </div>
         </div>
+        {alerts.items.length > 0 && (
+          <section class="panel" aria-labelledby="alerts-h">
+            <h2 id="alerts-h">Latest open alerts</h2>
+            <ul class="plain alert-latest">
+              {alerts.items.map((a) => (
+                <li>
+                  <SeverityBadge severity={a.severity} /> <strong>{a.title}</strong>
+                  <AlertGuideLine alert={a} />
+                </li>
+              ))}
+            </ul>
+            {alerts.total > alerts.items.length && (
+              <p class="small">
+                <a href="/alerts">{`All ${alerts.total} open alerts`}</a>
+              </p>
+            )}
+          </section>
+        )}
         <section class="panel" aria-labelledby="domains-h">
           <h2 id="domains-h">Domains</h2>
           {domains.total === 0 ? (

@@ -1,5 +1,5 @@
 // Does a published TLS-RPT record send reports to this service? Compares its rua URIs (RFC 8460 §3)
-// with the service's destinations for the domain (docs/decisions.md D100). Pure; no I/O.
+// with the service's destinations for the domain (docs/decisions.md D100, D38). Pure; no I/O.
 import type { Finding } from "../types";
 import type { TlsRptResult } from "./check";
 

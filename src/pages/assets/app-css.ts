@@ -65,6 +65,8 @@ pre.payload{color:#111827;white-space:pre-wrap;word-break:break-all;max-height:2
 .stat-row{display:flex;flex-wrap:wrap;gap:1rem}.stat-row>div{flex:1 1 9rem}.stat-row strong{display:block;font-size:1.4rem}
 .danger-zone{border-color:#fca5a5}.narrow-left{max-width:560px}
 .result-list{display:grid;gap:1rem}
+.stat-row strong.small-stat{font-size:1rem;padding:.3rem 0}
+.alert-guide{margin:.25rem 0}.alert-guide .badge{margin-right:.25rem}ul.alert-latest li{margin:0 0 .9rem}
 @media (max-width:640px){dl.fields{grid-template-columns:1fr}dl.fields dt{margin-top:.3rem}}
 footer{max-width:1100px;margin:2rem auto;padding:0 1.25rem;color:var(--muted);font-size:.85rem}
 @media (max-width:640px){main{padding:.75rem}header.top{padding:.6rem .75rem}header.top .who{margin-left:0;width:100%}th,td{padding:.4rem .3rem}h1{font-size:1.35rem}}
