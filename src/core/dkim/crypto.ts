@@ -1,5 +1,5 @@
 // WebCrypto primitives for DKIM signatures: RSASSA-PKCS1-v1_5 (RFC 6376 §3.3) and Ed25519 (RFC 8463). No I/O.
-import { base64Encode, sha } from "./bytes";
+import { sha } from "./bytes";
 import type { KeyMaterial } from "./key";
 
 const rsaAlg = (hash: "sha256" | "sha1") => ({ name: "RSASSA-PKCS1-v1_5", hash: hash === "sha1" ? "SHA-1" : "SHA-256" });
@@ -14,31 +14,28 @@ async function signingInput(keyType: "rsa" | "ed25519", data: Uint8Array): Promi
   return keyType === "ed25519" ? sha("SHA-256", data) : data;
 }
 
-/** Imported public keys of one verification, by algorithm and key bytes: each key is imported once. */
-export type KeyImports = Map<string, Promise<CryptoKey>>;
-
-function importVerifyKey(key: KeyMaterial, hash: "sha256" | "sha1", imports?: KeyImports): Promise<CryptoKey> {
-  const id = key.type === "rsa" ? `rsa/${hash}/${base64Encode(key.spki)}` : `ed25519/${base64Encode(key.raw)}`;
-  let k = imports?.get(id);
-  if (!k) {
-    k =
-      key.type === "rsa"
-        ? crypto.subtle.importKey("spki", key.spki, rsaAlg(hash), false, ["verify"])
-        : crypto.subtle.importKey("raw", key.raw, { name: "Ed25519" }, false, ["verify"]);
-    imports?.set(id, k);
-  }
-  return k;
+/** Where imported public keys are kept (key-cache.ts); `id` names the key (algorithm, hash, p=). */
+export interface KeyImports {
+  imported(id: string, load: () => Promise<CryptoKey>): Promise<CryptoKey>;
 }
 
+function importVerifyKey(key: KeyMaterial, hash: "sha256" | "sha1"): Promise<CryptoKey> {
+  return key.type === "rsa"
+    ? crypto.subtle.importKey("spki", key.spki, rsaAlg(hash), false, ["verify"])
+    : crypto.subtle.importKey("raw", key.raw, { name: "Ed25519" }, false, ["verify"]);
+}
+
+/** `keyId` must be determined by the key bytes (the p= text), so equal ids are equal keys. */
 export async function verifySignature(
   key: KeyMaterial,
   hash: "sha256" | "sha1",
   signature: Uint8Array,
   data: Uint8Array,
-  imports?: KeyImports,
+  imports?: { cache: KeyImports; keyId: string },
 ): Promise<boolean> {
   try {
-    const k = await importVerifyKey(key, hash, imports);
+    const load = () => importVerifyKey(key, hash);
+    const k = await (imports ? imports.cache.imported(`${key.type}/${hash}/${imports.keyId}`, load) : load());
     if (key.type === "rsa") return await crypto.subtle.verify("RSASSA-PKCS1-v1_5", k, signature, data);
     return await crypto.subtle.verify({ name: "Ed25519" }, k, signature, await signingInput("ed25519", data));
   } catch {

@@ -3,7 +3,8 @@ export { verifyMessage, type VerifyDeps, type VerifyReport, type SignatureReport
 export { analyzeKey, ageBucket, STALE_KEY_DAYS, type KeyAnalysis, type AgeBucket } from "./key";
 export { parseKeyRecord, type KeyRecord } from "./key-record";
 export { parseSignature, type DkimSignature, type SigAlgorithm, type Canon } from "./signature";
-export { parseMessage, extractFromDomain, type HeaderField, type ParsedMessage } from "./message";
+export { parseMessage, extractFromDomain, toWire, type HeaderField, type ParsedMessage, type WireMessage } from "./message";
+export { DkimKeyCache } from "./key-cache";
 export { canonBody, canonHeaderRelaxed, canonHeaderSimple, selectHeaders, signedHeaderData } from "./canonicalize";
 export { generateKeyPair, zoneRecord, txtStrings, type GeneratedKey, type KeyAlgorithm } from "./generate";
 export { signMessage, type SignOptions } from "./sign";

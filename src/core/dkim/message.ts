@@ -53,6 +53,42 @@ export function normalizeLineEndings(raw: Uint8Array): { bytes: Uint8Array; norm
   return { bytes: out, normalized: true };
 }
 
+/**
+ * The message as the octets DKIM hashes: encoded once (UTF-8 for text, how it was received) and
+ * CRLF-normalized. Callers that need the size (a limit) before verifying make this once and pass it
+ * on, so the message is never encoded twice (docs/decisions.md D53).
+ */
+export interface WireMessage {
+  kind: "wire";
+  /** CRLF-normalized octets. */
+  bytes: Uint8Array;
+  /** Octets as given, before normalization (what a size limit counts). */
+  size: number;
+  normalized: boolean;
+  /** The input was bytes (see ParsedMessage.binary). */
+  binary: boolean;
+}
+
+export function toWire(input: string | Uint8Array): WireMessage {
+  if (typeof input !== "string") {
+    const { bytes, normalized } = normalizeLineEndings(input);
+    return { kind: "wire", bytes, size: input.length, normalized, binary: true };
+  }
+  // Text is checked for bare LFs before encoding: the engine's string search is several times
+  // faster than any octet loop, and a normalized message (the usual case) is then encoded as is.
+  // CR and LF are single octets in UTF-8 and never occur inside a multi-octet sequence, so this is
+  // the same rewrite normalizeLineEndings makes on the octets.
+  const bare = countBareLfText(input);
+  const bytes = utf8(bare === 0 ? input : input.replace(/(?<!\r)\n/g, "\r\n"));
+  return { kind: "wire", bytes, size: bytes.length - bare, normalized: bare > 0, binary: false };
+}
+
+function countBareLfText(s: string): number {
+  let bare = 0;
+  for (let i = s.indexOf("\n"); i >= 0; i = s.indexOf("\n", i + 1)) if (i === 0 || s.charCodeAt(i - 1) !== CR) bare++;
+  return bare;
+}
+
 /** LFs not preceded by CR; words without an LF are skipped four octets at a time (words.ts). */
 function countBareLf(b: Uint8Array): number {
   const view = wordView(b);
@@ -87,9 +123,8 @@ const UTF8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
  * Accepts the message as text (encoded as UTF-8, how the octets were received) or, preferably, as
  * the raw octets. Everything is located on the octets; only the header block becomes text.
  */
-export function parseMessage(input: string | Uint8Array): ParsedMessage {
-  const binary = typeof input !== "string";
-  const { bytes, normalized } = normalizeLineEndings(binary ? input : utf8(input));
+export function parseMessage(input: string | Uint8Array | WireMessage): ParsedMessage {
+  const { bytes, normalized, binary } = typeof input === "object" && "kind" in input ? input : toWire(input);
   let split: number;
   let bodyStart: number;
   if (bytes[0] === CR && bytes[1] === LF) {

@@ -3,9 +3,9 @@ import type { Resolver } from "../dns/types";
 import type { BodyHashes } from "./body-canon";
 import { base64Decode, base64Encode, encodeText } from "./bytes";
 import { signedHeaderData } from "./canonicalize";
-import { type KeyImports, verifySignature } from "./crypto";
-import { analyzeKey } from "./key";
-import { looksLikeKeyRecord, parseKeyRecord } from "./key-record";
+import { verifySignature } from "./crypto";
+import type { DkimKeyCache } from "./key-cache";
+import { looksLikeKeyRecord } from "./key-record";
 import type { HeaderField, ParsedMessage } from "./message";
 import { parseSignature, type DkimSignature } from "./signature";
 
@@ -42,7 +42,7 @@ export async function verifyOneSignature(
   resolver: Resolver,
   now: Date,
   bodies: BodyHashes,
-  keys: KeyImports,
+  keys: DkimKeyCache,
 ): Promise<SignatureReport> {
   const r: SignatureReport = {
     domain: null,
@@ -84,64 +84,75 @@ export async function verifyOneSignature(
   r.detail.sig = sig;
   r.detail.fromSignedCount = sig.headers.filter((h) => h.toLowerCase() === "from").length;
 
-  // Body hash first: it needs no key and tells the user whether the body was altered (§3.7).
-  // Signatures with the same (c=, a=, l=) share one digest (docs/decisions.md D50).
-  const bh = await bodies.hash(sig.bodyCanon, sig.hash, sig.length);
-  const lengthTooLong = sig.length !== null && sig.length > bh.available;
-  if (sig.length !== null) r.detail.unsignedBodyBytes = Math.max(0, bh.available - sig.length);
-  r.body_hash = !lengthTooLong && base64Encode(bh.hash) === sig.bodyHash ? "pass" : "fail";
+  // Body hash: it needs no key and tells the user whether the body was altered (§3.7).
+  // Signatures with the same (c=, a=, l=) share one digest (docs/decisions.md D50). It is started
+  // here and awaited after the key work, so the digest overlaps the lookup and the header check
+  // (docs/decisions.md D53); every result below carries it.
+  const bodyHash = bodies.hash(sig.bodyCanon, sig.hash, sig.length).then((bh) => {
+    const lengthTooLong = sig.length !== null && sig.length > bh.available;
+    if (sig.length !== null) r.detail.unsignedBodyBytes = Math.max(0, bh.available - sig.length);
+    r.body_hash = !lengthTooLong && base64Encode(bh.hash) === sig.bodyHash ? "pass" : "fail";
+    return { available: bh.available, lengthTooLong };
+  });
+  const end = async (result: DkimResult, reason: string | null): Promise<SignatureReport> => {
+    await bodyHash;
+    return done(result, reason);
+  };
 
   // §5.4: From MUST be signed; §6.1.1 treats a signature without it as PERMFAIL.
-  if (r.detail.fromSignedCount === 0) return done("permerror", "From header is not in h= (RFC 6376 §5.4)");
+  if (r.detail.fromSignedCount === 0) return end("permerror", "From header is not in h= (RFC 6376 §5.4)");
 
   // §3.6.2.2: the key lives at <s>._domainkey.<d> as TXT.
   const lookup = await resolver.query(`${sig.selector}._domainkey.${sig.domain}`, "TXT");
-  if (lookup.kind === "temperror") return done("temperror", `key lookup failed: ${lookup.reason}`);
-  if (lookup.kind !== "records") return done("permerror", `no key (${lookup.kind} at ${sig.selector}._domainkey.${sig.domain})`);
+  if (lookup.kind === "temperror") return end("temperror", `key lookup failed: ${lookup.reason}`);
+  if (lookup.kind !== "records") return end("permerror", `no key (${lookup.kind} at ${sig.selector}._domainkey.${sig.domain})`);
   const txts = lookup.records.filter(looksLikeKeyRecord);
-  if (txts.length === 0) return done("permerror", "no key: the TXT records there are not DKIM key records");
+  if (txts.length === 0) return end("permerror", "no key: the TXT records there are not DKIM key records");
   // §3.6.2.2: several records at one selector give undefined results; refuse rather than guess.
-  if (txts.length > 1) return done("permerror", `${txts.length} key records at the selector`);
-  const rec = parseKeyRecord(txts[0] ?? "");
-  if (!rec.ok) return done("permerror", rec.error);
-  const key = rec.value;
+  if (txts.length > 1) return end("permerror", `${txts.length} key records at the selector`);
+  // The record's parse and analysis depend only on its text (docs/decisions.md D53).
+  const read = await keys.read(txts[0] ?? "");
+  if (!read.record.ok) return end("permerror", read.record.error);
+  const key = read.record.value;
   if (key.revoked) {
     r.key = { type: key.keyType, bits: null, fingerprint: null, testing: key.testing };
     r.testing = key.testing;
-    return done("permerror", "key revoked (empty p=)");
+    return end("permerror", "key revoked (empty p=)");
   }
-  const analysis = await analyzeKey(key);
-  if ("error" in analysis) return done("permerror", analysis.error);
+  const analysis = read.analysis;
+  if (analysis === null) return end("permerror", "unusable key");
+  if ("error" in analysis) return end("permerror", analysis.error);
   r.key = { type: analysis.type, bits: analysis.bits, fingerprint: analysis.fingerprint, testing: analysis.testing };
   r.testing = analysis.testing;
   r.detail.keyBits = analysis.bits;
 
-  if (key.keyType !== sig.keyType) return done("permerror", `key type k=${key.keyType} does not match a=${sig.algorithm}`);
-  if (key.hashes !== null && !key.hashes.includes(sig.hash)) return done("permerror", `key h=${key.hashes.join(":")} does not allow ${sig.hash}`);
-  if (!key.services.includes("*") && !key.services.includes("email")) return done("permerror", "key s= excludes email");
+  if (key.keyType !== sig.keyType) return end("permerror", `key type k=${key.keyType} does not match a=${sig.algorithm}`);
+  if (key.hashes !== null && !key.hashes.includes(sig.hash)) return end("permerror", `key h=${key.hashes.join(":")} does not allow ${sig.hash}`);
+  if (!key.services.includes("*") && !key.services.includes("email")) return end("permerror", "key s= excludes email");
   // §3.6.1 t=s: i= must use exactly d=, not a subdomain.
   if (key.strict && sig.identity.slice(sig.identity.lastIndexOf("@") + 1).toLowerCase() !== sig.domain) {
-    return done("permerror", "key has t=s but i= is a subdomain of d=");
+    return end("permerror", "key has t=s but i= is a subdomain of d=");
   }
   if (!analysis.usable || analysis.material === null) {
-    return done("permerror", analysis.findings.find((x) => x.severity === "Critical" || x.severity === "High")?.description ?? "unusable key");
+    return end("permerror", analysis.findings.find((x) => x.severity === "Critical" || x.severity === "High")?.description ?? "unusable key");
   }
 
   const sigBytes = base64Decode(sig.signature);
   const data = encodeText(signedHeaderData(msg.headers, sig.headers, field, sig.headerCanon), msg.binary);
-  const valid = sigBytes !== null && (await verifySignature(analysis.material, sig.hash, sigBytes, data, keys));
+  const valid = sigBytes !== null && (await verifySignature(analysis.material, sig.hash, sigBytes, data, { cache: keys, keyId: key.publicKey }));
+  const { available, lengthTooLong } = await bodyHash;
 
-  if (lengthTooLong) return done("fail", `l=${sig.length} is longer than the canonicalized body (${bh.available} bytes)`);
+  if (lengthTooLong) return end("fail", `l=${sig.length} is longer than the canonicalized body (${available} bytes)`);
   // §6.1.3 calls this PERMFAIL "body hash did not verify"; RFC 8601 "fail" fits (mailauth says neutral).
-  if (r.body_hash === "fail") return done("fail", "body hash did not verify");
-  if (!valid) return done("fail", "signature did not verify");
+  if (r.body_hash === "fail") return end("fail", "body hash did not verify");
+  if (!valid) return end("fail", "signature did not verify");
   // RFC 8301 §3.1: verifiers MUST NOT consider rsa-sha1 signatures valid. The crypto did check
   // out, so the reason says so, but the result is permerror (an unacceptable algorithm), never
   // pass. mailauth still passes sha1 (docs/decisions.md D18); we follow the RFC instead.
-  if (sig.hash === "sha1") return done("permerror", "rsa-sha1 is not acceptable (RFC 8301 §3.1); the signature is otherwise valid");
+  if (sig.hash === "sha1") return end("permerror", "rsa-sha1 is not acceptable (RFC 8301 §3.1); the signature is otherwise valid");
   const nowS = Math.floor(now.getTime() / 1000);
   // §3.5 x= / §6.1.1: an expired signature is not valid; reported neutral (as mailauth does).
-  if (sig.expiration !== null && nowS > sig.expiration) return done("neutral", "signature expired");
-  if (sig.timestamp !== null && sig.timestamp > nowS + FUTURE_SKEW_SECONDS) return done("neutral", "signature timestamp (t=) is in the future");
-  return done("pass", null);
+  if (sig.expiration !== null && nowS > sig.expiration) return end("neutral", "signature expired");
+  if (sig.timestamp !== null && sig.timestamp > nowS + FUTURE_SKEW_SECONDS) return end("neutral", "signature timestamp (t=) is in the future");
+  return end("pass", null);
 }

@@ -1,8 +1,8 @@
 // Verifies every DKIM-Signature of a raw message and summarises the outcome; DNS I/O via the Resolver port.
 import type { Resolver } from "../dns/types";
-import { extractFromDomain, parseMessage } from "./message";
+import { extractFromDomain, parseMessage, type WireMessage } from "./message";
 import { BodyHashes } from "./body-canon";
-import type { KeyImports } from "./crypto";
+import { DkimKeyCache } from "./key-cache";
 import { verifyOneSignature, type DkimResult, type SignatureReport } from "./verify-signature";
 
 export type { DkimResult, SignatureReport } from "./verify-signature";
@@ -12,6 +12,11 @@ export interface VerifyDeps {
   now: Date;
   /** DMARC organizational domain (RFC 9989 tree walk), injected from src/core/dmarc. */
   orgDomain: (d: string) => Promise<string | null>;
+  /**
+   * Parsed key records and imported keys to reuse across messages (docs/decisions.md D53); without
+   * it each message reads and imports its keys afresh.
+   */
+  keyCache?: DkimKeyCache;
 }
 
 export interface VerifyReport {
@@ -33,8 +38,11 @@ const RANK = ["fail", "temperror", "permerror"] as const;
 
 export const MAX_SIGNATURES = 10;
 
-/** `raw` is best given as the octets received; a string is taken as already-decoded UTF-8 text. */
-export async function verifyMessage(raw: string | Uint8Array, deps: VerifyDeps): Promise<VerifyReport> {
+/**
+ * `raw` is best given as the octets received; a string is taken as already-decoded UTF-8 text; a
+ * WireMessage (toWire) is a message already encoded, e.g. to check its size first.
+ */
+export async function verifyMessage(raw: string | Uint8Array | WireMessage, deps: VerifyDeps): Promise<VerifyReport> {
   const msg = parseMessage(raw);
   const warnings: string[] = [];
   if (msg.normalized) warnings.push("bare LF line endings were converted to CRLF before verification");
@@ -50,9 +58,10 @@ export async function verifyMessage(raw: string | Uint8Array, deps: VerifyDeps):
   if (all.length > MAX_SIGNATURES) warnings.push(`${all.length} DKIM-Signature fields; only the first ${MAX_SIGNATURES} were verified`);
   if (fields.length === 0) return { result: "none", from_domain: from.domain, aligned: false, signatures: [], warnings };
 
-  // Per message: each body hash and each imported key is computed once and shared (docs/decisions.md D50).
+  // Per message: each body hash is computed once and shared (docs/decisions.md D50); each key at
+  // most once per message, or once per cache (D53).
   const bodies = new BodyHashes(msg.bodyBytes);
-  const keys: KeyImports = new Map();
+  const keys = deps.keyCache ?? new DkimKeyCache(MAX_SIGNATURES);
   // Each signature is independent (§6.1): a failure of one never affects another.
   const reports = await Promise.all(fields.map((f) => verifyOneSignature(f, msg, deps.resolver, deps.now, bodies, keys)));
 
