@@ -122,6 +122,17 @@ describe("rate-limit leases in one isolate", () => {
     expect(next).toMatchObject({ allowed: true, limit: 300, remaining: 291, quotaUsed: 9 });
   });
 
+  it("requests under old and new limits at once all complete, and the month counts only what was admitted", async () => {
+    const h = holderOn(unique("lease-mixed"));
+    const pro = { perMinute: 300, perMonth: 100_000 };
+    // Tokens of one team cached before and after a plan change (another isolate's change, D51) interleave.
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => h.hit(i % 2 === 0 ? STARTER : pro)));
+    expect(results.every((r) => r.allowed)).toBe(true);
+    h.leases.drop(1);
+    expect((await h.hit(pro)).allowed).toBe(true);
+    expect(await h.stub.usage(FIXED_NOW), "every permit not spent went back").toBe(13 + h.leases.held(1));
+  });
+
   it("a request under other limits replaces the lease the same way", async () => {
     const h = holderOn(unique("lease-limits"));
     for (let i = 0; i < 8; i++) await h.hit();

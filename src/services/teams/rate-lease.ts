@@ -39,6 +39,8 @@ interface TeamLease {
   want: number;
   unused: UnusedPermits[];
   refill: Promise<void> | null;
+  /** Requests waiting on the refill. */
+  waiting: number;
 }
 
 const limitsKeyOf = (l: RateLimits) => `${l.perMinute}/${l.perMonth}`;
@@ -64,9 +66,14 @@ export class RateLeases {
       lease.refill ??= this.refill(lease, fetchLease).finally(() => {
         lease.refill = null;
       });
-      await lease.refill;
-      // A lease dropped meanwhile (plan change) is replaced: the next turn of the loop uses the team's new one.
-      if (this.teams.get(teamId) !== lease) return this.hit(teamId, limits, fetchLease);
+      // A lease dropped meanwhile (a plan change) still serves the requests waiting on it, and only them,
+      // so that requests under old and new limits never send each other round again.
+      lease.waiting += 1;
+      try {
+        await lease.refill;
+      } finally {
+        lease.waiting -= 1;
+      }
     }
   }
 
@@ -129,6 +136,7 @@ export class RateLeases {
       want: 1,
       unused: this.pendingUnused.get(teamId) ?? [],
       refill: null,
+      waiting: 0,
     };
     this.pendingUnused.delete(teamId);
     this.teams.set(teamId, lease);
@@ -157,20 +165,22 @@ export class RateLeases {
     lease.unused = []; // sent once: lost on a failed call (over-counted, never under-counted)
     const sentAt = this.clock();
     const grant = await fetchLease({ limits: lease.limits, want: Math.min(cap, lease.want), unused });
-    if (this.teams.get(lease.teamId) !== lease) {
-      // Dropped while asking (a plan change): what was granted goes back with the team's next refill.
-      if (grant.granted > 0) this.giveBackLater(lease.teamId, { windowStart: grant.windowStart, month: grant.month, count: grant.granted });
-      return;
+    let granted = grant.granted;
+    if (this.teams.get(lease.teamId) !== lease && granted > lease.waiting) {
+      // Dropped while asking: it keeps one permit per waiting request; the rest go back with the team's next refill.
+      this.giveBackLater(lease.teamId, { windowStart: grant.windowStart, month: grant.month, count: granted - lease.waiting });
+      granted = lease.waiting;
     }
     // The window's end on this isolate's clock, measured from when the request left: never later than the object's end.
     lease.expiresAt = sentAt + (grant.windowEnd - grant.now);
     lease.windowStart = grant.windowStart;
     lease.month = grant.month;
-    lease.granted = grant.granted;
+    lease.granted = granted;
     lease.spent = 0;
-    lease.permits = grant.granted;
-    lease.minuteCount = grant.granted > 0 ? grant.decision.limit - grant.decision.remaining : 0;
-    lease.quotaUsed = grant.decision.quotaUsed;
+    lease.permits = granted;
+    // Counts as the object left them, less what a dropped lease gave back (the headers stay exact).
+    lease.minuteCount = granted > 0 ? grant.decision.limit - grant.decision.remaining - (grant.granted - granted) : 0;
+    lease.quotaUsed = grant.decision.quotaUsed - (grant.granted - granted);
     lease.refusal = grant.granted > 0 ? null : grant.decision;
     lease.refusalUntil = grant.granted > 0 ? 0 : sentAt + grant.decision.retryAfterSeconds * 1000;
   }
