@@ -7,7 +7,7 @@ import { type Db, createDb } from "./db/client";
 import type { RateDecision, RateLimits } from "./durable-objects/rate-limiter";
 import type { Env } from "./env";
 import { type QueueProducer, queueProducer } from "./services/enqueue";
-import { teamLeases } from "./services/teams/rate-lease";
+import { teamLeases } from "./durable-objects/rate-lease";
 
 export interface RateLimiterPort {
   hit(teamId: number, limits: RateLimits): Promise<RateDecision>;

@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { LeaseRequest, RateDecision } from "../../src/durable-objects/rate-limiter";
-import { RateLeases } from "../../src/services/teams/rate-lease";
+import { RateLeases } from "../../src/durable-objects/rate-lease";
 import { ADMIN_TOKEN, awaitFreshMinute, call, json, makeTeam, unique } from "../support/api";
 
 const FIXED_NOW = Date.UTC(2026, 10, 21, 12, 30, 10); // 50 s before the minute window ends

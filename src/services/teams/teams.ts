@@ -5,7 +5,7 @@ import { PLAN_LIMITS } from "../../lib/plans";
 import { type Plan, teams } from "../../db/schema";
 import type { Services } from "../../services";
 import { forgetVerifiedTokens, type IssuedToken, issueToken } from "./tokens";
-import { teamLeases } from "./rate-lease";
+import { teamLeases } from "../../durable-objects/rate-lease";
 
 export interface TeamView {
   id: number;

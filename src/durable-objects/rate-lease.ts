@@ -3,7 +3,7 @@
 // cost no Durable Object call. The object counts a batch when it grants it and never grants more than
 // remains, so all isolates together never admit more than the limit; in one isolate a parallel burst
 // is admitted exactly as the object alone would (one refill at a time, shared by every waiting request).
-import type { LeaseGrant, LeaseRequest, RateDecision, RateLimits, UnusedPermits } from "../../durable-objects/rate-limiter";
+import type { LeaseGrant, LeaseRequest, RateDecision, RateLimits, UnusedPermits } from "./rate-limiter";
 
 export type FetchLease = (request: LeaseRequest) => Promise<LeaseGrant>;
 
