@@ -7,6 +7,7 @@ import { pageMeta } from "../../lib/pagination";
 import { getReport, listReports } from "../../services/dmarc/reports";
 import { listFailureSamples } from "../../services/failure-reports/list";
 import { listSources } from "../../services/dmarc/sources";
+import { booleanQuery } from "../query";
 import { listFailuresRoute } from "./failures";
 import { DomainParam, WindowQuery, WindowView } from "./params";
 import { getReportRoute, listReportsRoute } from "./reports";
@@ -72,7 +73,10 @@ export const DmarcAnalyticsSchema = z
       reason: z.string(),
       rule: z.string(),
     }),
-    suggested_record: z.string().openapi({ example: "v=DMARC1; p=quarantine; rua=mailto:k3j2@reports.emailauth.example" }),
+    suggested_record: z.string().openapi({
+      description: "The DMARC record to publish; with `ruf=true` it also asks for failure reports (ruf and fo=1).",
+      example: "v=DMARC1; p=quarantine; rua=mailto:k3j2@reports.emailauth.example",
+    }),
     daily: z.array(z.object({ day: z.string(), messages: z.number().int(), pass: z.number().int(), fail: z.number().int() })),
   })
   // A real answer of this service (one report, one legitimate and one failing source), so it matches the schema.
@@ -153,7 +157,14 @@ const analytics = createRoute({
     "Aggregate-report analytics for the last `days` days, or the days `from` to `to` within the plan's retention: pass/fail and alignment rates, sources with identified senders, failing senders with fixes, enforcement advice and the suggested DMARC record.",
   security: BEARER,
   summary: "DMARC aggregate-report analytics: alignment, sources, failing senders, enforcement advice, daily series",
-  request: { params: DomainParam, query: WindowQuery },
+  request: {
+    params: DomainParam,
+    query: WindowQuery.extend({
+      ruf: booleanQuery(
+        "true: the suggested record also asks for failure reports to the report address (`ruf=mailto:...; fo=1`), listed by GET /domains/{domain}/dmarc/failures. Off by default: failure reports are per message.",
+      ),
+    }),
+  },
   responses: { 200: jsonContent(dataOf(DmarcAnalyticsSchema), "The analytics."), ...errorResponses(...AUTH_ERRORS, 404, 422) },
 });
 

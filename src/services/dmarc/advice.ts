@@ -77,9 +77,14 @@ export function enforcementAdvice(o: {
   };
 }
 
-/** RFC 9989: v and p first; no pct (removed); rua to the domain's report address (§4.7 mailto URI). */
-export function suggestedRecord(policy: Policy, reportAddress: string): string {
-  return `v=DMARC1; p=${policy}; rua=mailto:${reportAddress}`;
+/**
+ * RFC 9989: v and p first; no pct (removed); rua to the domain's report address (§4.7 mailto URI). Failure
+ * reports only when the team asks (docs/decisions.md D108): ruf to the same address, and fo=1 so that a
+ * message failing either mechanism is reported (RFC 9989 §4.7).
+ */
+export function suggestedRecord(policy: Policy, reportAddress: string, o: { ruf?: boolean } = {}): string {
+  const base = `v=DMARC1; p=${policy}; rua=mailto:${reportAddress}`;
+  return o.ruf ? `${base}; ruf=mailto:${reportAddress}; fo=1` : base;
 }
 
 export interface SenderFailure {

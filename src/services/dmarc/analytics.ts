@@ -20,7 +20,8 @@ const dayStr = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const n = (x: number | null | undefined) => Number(x ?? 0);
 
 /** `window`: a number of days back from today, or days/from/to as docs/decisions.md D71 combines them. */
-export async function getDmarcAnalytics(svc: Services, ctx: ServiceContext, domainId: number, window: number | WindowQuery) {
+/** `ruf`: the suggested record also asks for failure reports (docs/decisions.md D108). */
+export async function getDmarcAnalytics(svc: Services, ctx: ServiceContext, domainId: number, window: number | (WindowQuery & { ruf?: boolean })) {
   const { teamId } = ctx;
   const domain = await getDomainInTeam(svc, teamId, domainId);
   const w = await resolveWindow(svc, domain.id, typeof window === "number" ? { days: window } : window);
@@ -112,7 +113,7 @@ export async function getDmarcAnalytics(svc: Services, ctx: ServiceContext, doma
     sources_total: n(total?.sources),
     failing_senders: failingSenders,
     enforcement,
-    suggested_record: suggestedRecord(enforcement.recommended_policy, reportAddress),
+    suggested_record: suggestedRecord(enforcement.recommended_policy, reportAddress, { ruf: typeof window === "object" && window.ruf === true }),
     daily: series,
   };
 }

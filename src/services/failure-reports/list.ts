@@ -75,5 +75,6 @@ export async function listFailureSamples(svc: Services, ctx: ServiceContext, dom
     listFailures(svc, domain.id, range, { limit: q.per_page, offset: pageOffset(q) }),
     countFailures(svc, domain.id, range),
   ]);
-  return { items: rows.map(view), total, domain: { id: domain.id, name: domain.name, reportToken: domain.reportToken } };
+  // The report address is where the `ruf` tag sends failure reports (the same as `rua`, docs/decisions.md D108).
+  return { items: rows.map(view), total, domain: { id: domain.id, name: domain.name }, report_address: `${domain.reportToken}@${svc.config.reportDomain}` };
 }

@@ -139,6 +139,20 @@ describe("GET /domains/{domain}/dmarc/failures", () => {
     expect((await call("/api/v1/domains/abc/dmarc/failures", { token: team.full })).status).toBe(404);
   });
 
+  it("the suggested DMARC record asks for failure reports only with ruf=true", async () => {
+    const record = async (q: string) => {
+      const res = await call(`/api/v1/domains/${d.id}/dmarc${q}`, { token: team.readOnly });
+      expect(res.status, q).toBe(200);
+      return (await json<{ data: { suggested_record: string } }>(res)).data.suggested_record;
+    };
+    expect(await record("")).toBe(`v=DMARC1; p=none; rua=mailto:${d.address}`);
+    expect(await record("?ruf=false")).toBe(`v=DMARC1; p=none; rua=mailto:${d.address}`);
+    expect(await record("?ruf=true")).toBe(`v=DMARC1; p=none; rua=mailto:${d.address}; ruf=mailto:${d.address}; fo=1`);
+    const bad = await call(`/api/v1/domains/${d.id}/dmarc?ruf=yes`, { token: team.full });
+    expect(bad.status).toBe(422);
+    expect((await json<{ errors: Record<string, string[]> }>(bad)).errors.ruf).toBeTruthy();
+  });
+
   it("is in the OpenAPI document with its example", async () => {
     const doc = await json<{ paths: Record<string, { get?: { operationId: string } }>; components: { schemas: Record<string, { example?: unknown }> } }>(
       await call("/api/v1/openapi.json"),
