@@ -45,13 +45,13 @@ function report(o: Partial<DmarcIngestInput> & { reportId: string; rows: DmarcRo
 describe("DomainReports object", () => {
   it("starts empty with its schema migrated on first use", async () => {
     const stub = fresh();
-    expect(await stub.stats()).toEqual({ reports: 0, rows: 0, messages: 0, tlsReports: 0 });
+    expect(await stub.stats()).toEqual({ reports: 0, rows: 0, messages: 0, tlsReports: 0, failures: 0 });
     await runInDurableObject(stub, (_i, state) => {
       const tables = state.storage.sql
         .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' ORDER BY name")
         .toArray()
         .map((t) => t.name);
-      expect(tables).toEqual(["reports", "rows", "tls_failures", "tls_policies", "tls_reports"]);
+      expect(tables).toEqual(["failures", "reports", "rows", "tls_failures", "tls_policies", "tls_reports"]);
     });
   });
 
@@ -150,6 +150,29 @@ describe("DomainReports object", () => {
     await runInDurableObject(stub, async (_i, state) => {
       expect(await state.storage.getAlarm()).not.toBeNull();
     });
+  });
+
+  it("keeps failure samples newest first, counts them by received range, and purges them after 30 days", async () => {
+    const stub = fresh();
+    const sample = (receivedAt: number, sourceIp: string) => ({
+      reportingOrg: "receiver.example",
+      arrivalDate: receivedAt - 60_000,
+      sourceIp,
+      authFailure: "dmarc",
+      authResults: null,
+      identityAlignment: "none",
+      dkimDomain: null,
+      dkimSelector: null,
+      deliveryResult: "reject",
+      receivedAt,
+    });
+    await stub.insertFailure(sample(NOW - 31 * DAY, "192.0.2.1"));
+    await stub.insertFailure(sample(NOW - DAY, "192.0.2.2"));
+    await stub.insertFailure(sample(NOW, "192.0.2.3"));
+    expect((await stub.listFailures({}, 10, 0)).map((f) => f.sourceIp)).toEqual(["192.0.2.3", "192.0.2.2", "192.0.2.1"]);
+    expect(await stub.countFailures({ fromMs: NOW - 2 * DAY, toMs: NOW })).toBe(1);
+    expect((await stub.maintain(NOW)).failuresPurged).toBe(1);
+    expect(await stub.countFailures({})).toBe(2);
   });
 
   it("destroy deletes every row and the alarm", async () => {

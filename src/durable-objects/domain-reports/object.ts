@@ -1,6 +1,6 @@
 // One domain's report data (docs/decisions.md D120): a SQLite-backed Durable Object per domain holding
-// DMARC report identities and aggregated rows and SMTP TLS reports. Reached only through
-// services/dmarc/reports-object.ts after the domain was loaded within the caller's team (D121).
+// DMARC report identities and aggregated rows, SMTP TLS reports and DMARC failure samples (D127).
+// Reached only through services/domains/reports-object.ts, for a domain already loaded (D121).
 // Does I/O: its own SQLite storage (drizzle durable-sqlite, its own migrations) and its alarm.
 import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
@@ -9,6 +9,7 @@ import { sql } from "drizzle-orm";
 import { REPORT_LIMITS } from "../../lib/plans";
 import { num, type ReportsDb } from "./db";
 import * as reads from "./dmarc-read";
+import * as samples from "./failures";
 import { ingestDmarc, markSummarised } from "./dmarc-write";
 import { maintain, type MaintenanceResult, nextAlarmAt } from "./maintenance";
 import migrations from "./migrations";
@@ -101,25 +102,40 @@ export class DomainReports extends DurableObject {
     return tls.baseline(this.db, since, before);
   }
 
+  /** A DMARC failure sample (D127); the alarm purges it after 30 days. */
+  async insertFailure(row: Omit<samples.FailureSample, "id">): Promise<void> {
+    samples.insertFailure(this.db, row);
+    await this.ensureAlarm(row.receivedAt);
+  }
+
+  listFailures(range: samples.ReceivedRange, limit: number, offset: number): samples.FailureSample[] {
+    return samples.listFailures(this.db, range, limit, offset);
+  }
+
+  countFailures(range: samples.ReceivedRange): number {
+    return samples.countFailures(this.db, range);
+  }
+
   /** What the object holds (tests, the mover's progress). */
-  stats(): { reports: number; rows: number; messages: number; tlsReports: number } {
-    const r = this.db.get<{ reports: number; rows: number; messages: number | null; tls: number }>(sql`
+  stats(): { reports: number; rows: number; messages: number; tlsReports: number; failures: number } {
+    const r = this.db.get<{ reports: number; rows: number; messages: number | null; tls: number; failures: number }>(sql`
       SELECT (SELECT COUNT(*) FROM reports) AS reports, (SELECT COUNT(*) FROM rows) AS rows,
-        (SELECT SUM(messages) FROM rows) AS messages, (SELECT COUNT(*) FROM tls_reports) AS tls`);
-    return { reports: num(r?.reports), rows: num(r?.rows), messages: num(r?.messages), tlsReports: num(r?.tls) };
+        (SELECT SUM(messages) FROM rows) AS messages, (SELECT COUNT(*) FROM tls_reports) AS tls, (SELECT COUNT(*) FROM failures) AS failures`);
+    return { reports: num(r?.reports), rows: num(r?.rows), messages: num(r?.messages), tlsReports: num(r?.tls), failures: num(r?.failures) };
   }
 
   /** Retention and rollup (D123) at `nowMs`; the alarm runs it with the current time. */
-  maintain(nowMs: number = Date.now()): MaintenanceResult {
+  maintain(nowMs: number = Date.now()): MaintenanceResult & { failuresPurged: number } {
     const retention = this.ctx.storage.kv.get<number>("retention_days") ?? DEFAULT_RETENTION_DAYS;
-    return this.ctx.storage.transactionSync(() => maintain(this.db, retention, nowMs));
+    return this.ctx.storage.transactionSync(() => ({ ...maintain(this.db, retention, nowMs), failuresPurged: samples.purgeFailures(this.db, nowMs) }));
   }
 
   override async alarm(): Promise<void> {
     const now = Date.now();
     const out = this.maintain(now);
     // Empty after the purge: nothing to come back for until the next write sets an alarm again.
-    if (this.stats().reports + this.stats().tlsReports + this.stats().rows === 0) return;
+    const left = this.stats();
+    if (left.reports + left.rows + left.tlsReports + left.failures === 0) return;
     await this.ctx.storage.setAlarm(out.more ? now + 60_000 : nextAlarmAt(now));
   }
 

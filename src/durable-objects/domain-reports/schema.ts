@@ -106,3 +106,22 @@ export const tlsFailures = sqliteTable(
   },
   (t) => [index("tls_failures_day_idx").on(t.day), index("tls_failures_report_idx").on(t.reportRef)],
 );
+
+/** DMARC failure samples (RFC 9991; ARF, RFC 6591): only the fields the privacy rules let us keep (D106, D127). */
+export const failures = sqliteTable(
+  "failures",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    reportingOrg: text("reporting_org"),
+    arrivalDate: integer("arrival_date"),
+    sourceIp: text("source_ip"),
+    authFailure: text("auth_failure"),
+    authResults: text("auth_results"),
+    identityAlignment: text("identity_alignment"),
+    dkimDomain: text("dkim_domain"),
+    dkimSelector: text("dkim_selector"),
+    deliveryResult: text("delivery_result"),
+    receivedAt: integer("received_at").notNull(),
+  },
+  (t) => [index("failures_received_idx").on(t.receivedAt)],
+);

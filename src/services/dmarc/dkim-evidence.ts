@@ -13,7 +13,7 @@ export const MAX_SELECTORS_PER_REPORT = 50;
 /**
  * Only signatures whose d= is the monitored domain itself: the inventory checks
  * <selector>._domainkey.<domain> (RFC 6376 §3.6.2.1), so a selector of a subdomain or of a
- * third party (an ESP's own d=) would be looked up at the wrong name. Those stay in dmarc_rows.
+ * third party (an ESP's own d=) would be looked up at the wrong name. Those stay in the report rows.
  */
 export function reportedSelectors(domain: string, parsed: ParsedReport) {
   const d = domain.toLowerCase();
