@@ -12,6 +12,7 @@ import { webhookPages } from "./webhooks";
 import { webhookEndpointPages } from "./webhooks-endpoint";
 import { devOutboxPages } from "./dev-outbox";
 import { dmarcPages } from "./dmarc";
+import { dmarcFailurePages } from "./dmarc-failures";
 import { dmarcSourcePages } from "./dmarc-sources";
 import { dkimPages } from "./dkim";
 import { domainPages } from "./domains";
@@ -76,6 +77,7 @@ export function pageRoutes() {
   pages.route("/", webhookPages());
   pages.route("/", webhookEndpointPages());
   pages.route("/", dmarcPages());
+  pages.route("/", dmarcFailurePages());
   pages.route("/", tlsPages());
   pages.route("/", dmarcSourcePages());
   pages.onError(async (error, c) => {
