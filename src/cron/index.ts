@@ -9,6 +9,7 @@ import { runDkimAudit } from "../services/dkim-inventory/audit";
 import { purgeDmarcData } from "../services/dmarc/retention";
 import { checkSilentReporters } from "../services/dmarc/silent-reporters";
 import { purgeFailureReports } from "../services/failure-reports/retention";
+import { moveLegacyReports } from "../services/report-moves/move";
 import { resealSecrets } from "../services/webhooks/secrets";
 import { purgeDeliveries, sweepOutbox, sweepRetries } from "../services/webhooks/sweeps";
 
@@ -27,6 +28,7 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
     { name: "outbox-sweep", run: sweepOutbox },
     { name: "retry-sweep", run: sweepRetries },
     { name: "ownership-recheck", run: (svc) => recheckOwnership(svc) },
+    { name: "report-moves", run: (svc) => moveLegacyReports(svc) },
   ],
   [DAILY]: [
     { name: "dkim-audit", run: (svc) => runDkimAudit(svc) },

@@ -13,6 +13,7 @@ import { jsonBody } from "../../middleware/json-body";
 import { MIN_ADMIN_TOKEN_LENGTH } from "../../config";
 import { changePlan, createTeam } from "../../services/teams/teams";
 import { issueToken, revokeToken } from "../../services/teams/tokens";
+import { registerReportMoves } from "./report-moves";
 
 export const adminGate = createMiddleware<AppEnv>(async (c, next) => {
   const { adminToken: expected, adminTokenTooShort } = c.get("services").config;
@@ -130,6 +131,7 @@ export function adminRoutes() {
     return c.body(null, 204);
   });
   r.openapi(changePlanRoute, async (c) => c.json({ data: await changePlan(c.get("services"), c.req.valid("param").team, c.req.valid("json").plan) }, 200));
+  registerReportMoves(r);
   r.all("*", () => {
     throw notFound("Route");
   });
