@@ -17,7 +17,7 @@ const Progress = z
     domains_left: z.number().int().openapi({ description: "Domains whose DMARC reports are still in D1." }),
     dmarc_done: z.boolean().openapi({ description: "True once the DMARC legacy tables are moved and dropped." }),
   })
-  .openapi("ReportMoveProgress", {
+  .openapi({
     example: {
       tables: [
         { name: "legacy_dmarc_rows", rows: 120500 },
