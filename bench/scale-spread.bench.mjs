@@ -14,7 +14,7 @@ const REPORTS = Number(process.env.SPREAD_REPORTS ?? 1000);
 const PER_REPORT = 200;
 const IN_FLIGHT = 16;
 
-async function ingest(url, jobs) {
+async function ingest(jobs) {
   const t0 = performance.now();
   await pool(jobs, IN_FLIGHT);
   return (performance.now() - t0) / 1000;
@@ -31,14 +31,8 @@ async function side(port) {
     });
     const oneBodies = Array.from({ length: REPORTS }, (_, n) => signedBody(one.address, seriesReport(one.name, n, PER_REPORT, { tag: "one" }).xml));
     // Alternating order would need twice the data; one domain goes first, so any warm-up favours the spread side's peer.
-    const oneS = await ingest(
-      server.url,
-      oneBodies.map((b) => () => postReport(server.url, b)),
-    );
-    const spreadS = await ingest(
-      server.url,
-      spreadBodies.map((b) => () => postReport(server.url, b)),
-    );
+    const oneS = await ingest(oneBodies.map((b) => () => postReport(server.url, b)));
+    const spreadS = await ingest(spreadBodies.map((b) => () => postReport(server.url, b)));
     const check = await timeGet(server.url, token, `/api/v1/domains/${one.id}/dmarc?days=365`, 1);
     if (check.body.data.summary.reports !== REPORTS) throw new Error(`one domain holds ${check.body.data.summary.reports} reports, sent ${REPORTS}`);
     const rows = REPORTS * PER_REPORT;
