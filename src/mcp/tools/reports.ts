@@ -5,6 +5,7 @@ import { listAlerts } from "../../services/alerts/list-alerts";
 import { resolveAlert } from "../../services/alerts/resolve-alert";
 import { DaysQuery } from "../../services/dkim-inventory/inputs";
 import { getDmarcAnalytics } from "../../services/dmarc/analytics";
+import { listFailureSamples } from "../../services/failure-reports/list";
 import { tool } from "../kit";
 import { alertId, domainId } from "./ids";
 
@@ -17,6 +18,18 @@ export const reportTools = [
     input: DaysQuery.extend({ domain_id: domainId }),
     effect: "read",
     run: async ({ svc, ctx }, { domain_id, days }) => ({ data: await getDmarcAnalytics(svc, ctx, domain_id, days) }),
+  }),
+  tool({
+    name: "list_dmarc_failures",
+    title: "List DMARC failure samples",
+    description:
+      "DMARC failure samples of a monitored domain (failure reports receivers mailed to its report address when its DMARC record has ruf), newest first, kept 30 days: reporter, source IP, which check failed, authentication results, alignment, DKIM domain and selector, what the receiver did. Never the message itself. Paginated like list_domains.",
+    input: PaginationQuery.extend({ domain_id: domainId }),
+    effect: "read",
+    run: async ({ svc, ctx }, { domain_id, ...q }) => {
+      const { items, total } = await listFailureSamples(svc, ctx, domain_id, q);
+      return { data: items, meta: pageMeta(q, total) };
+    },
   }),
   tool({
     name: "list_alerts",
