@@ -1,6 +1,7 @@
 // One MCP server per HTTP request (stateless, docs/decisions.md D40): the tools, resources and prompts,
 // bound to the caller's AgentCall. Building it costs no I/O.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { ZodJsonSchemaValidator } from "./json-schema";
 import { type AgentCall, registerTools } from "./kit";
 import { registerPrompts } from "./prompts";
 import { registerResources } from "./resources";
@@ -23,6 +24,7 @@ export function buildServer(call: AgentCall): McpServer {
   const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: {}, resources: {}, prompts: {} },
     instructions: INSTRUCTIONS,
+    jsonSchemaValidator: new ZodJsonSchemaValidator(), // not the SDK's per-server Ajv (json-schema.ts)
   });
   registerTools(server, call, ALL_TOOLS);
   registerResources(server, call);
