@@ -108,8 +108,9 @@ const Policies: FC<{ a: TlsAnalytics }> = ({ a }) => (
                     </details>
                   )}
                 </td>
-                <td class="mono break">{p.policy_domain}</td>
-                <td class="small mono break">{p.mx_hosts.join(", ") || "—"}</td>
+                {/* Whole names, one per line: at phone width the table scrolls sideways rather than split them. */}
+                <td class="mono small">{p.policy_domain}</td>
+                <td class="mono small">{p.mx_hosts.length === 0 ? "—" : p.mx_hosts.map((h) => <div>{h}</div>)}</td>
                 <td>{count(p.successful)}</td>
                 <td>{count(p.failed)}</td>
                 <td>{p.reports}</td>
