@@ -97,7 +97,7 @@ async function measure(server, policyFetch, analyzeDomain, DohResolver, connecti
       trace.fetch((u, init) => fetch(u, init)),
       connections,
     );
-    const resolver = trace.resolver(new DohResolver({ endpoints: [server.url], fetch: fetchDns }));
+    const resolver = trace.resolver(new DohResolver({ endpoints: [server.url], fetch: fetchDns, maxInFlight: connections || Number.POSITIVE_INFINITY }));
     const t0 = performance.now();
     const result = await analyzeDomain(DOMAIN, { resolver, fetch: policyFetch, clock: { now: () => new Date() } });
     const wall = performance.now() - t0;

@@ -37,6 +37,7 @@ export const danePart = definePart({
   inbound: { parkedRules: [] },
   unweighted: ["missing"],
   extraStatuses: ["insecure"],
+  lookups: "leaf",
   recordEvent: true,
   removal: "High",
   recordChange: "Medium",

@@ -3,7 +3,8 @@
 import type { HttpFetch } from "../types";
 import { cnameHops, negativeTtl, positiveTtl, rrset } from "./answer";
 import { dohExchange, type Exchange } from "./doh-client";
-import type { Lookup, RecordData, RecordType, Resolver } from "./types";
+import { QueryLimiter } from "./limiter";
+import type { Lookup, QueryOptions, QueryPriority, RecordData, RecordType, Resolver } from "./types";
 import { canonicalName, TYPE } from "./wire";
 
 export const DEFAULT_RESOLVERS = ["https://cloudflare-dns.com/dns-query", "https://dns.google/dns-query"];
@@ -37,7 +38,13 @@ export interface DohResolverOptions {
   maxCnameHops?: number;
   /** Milliseconds clock for cache expiry; defaults to Date.now. */
   now?: () => number;
+  /** Requests in flight at once; the rest wait in the resolver's queue. Default 6, a Worker's
+   *  connections (docs/decisions.md D20, D63). */
+  maxInFlight?: number;
 }
+
+/** A Worker opens at most 6 connections at once (docs/decisions.md D20). */
+export const MAX_QUERIES_IN_FLIGHT = 6;
 
 type Settled = Exclude<Exchange, { kind: "temperror" }>;
 type Failed = { kind: "temperror"; reason: string };
@@ -51,6 +58,7 @@ export class DohResolver implements Resolver {
   private readonly now: () => number;
   private readonly cache = new Map<string, { expires: number; value: Settled }>();
   private readonly inflight = new Map<string, Promise<Settled | Failed>>();
+  private readonly limiter: QueryLimiter;
 
   constructor(opts: DohResolverOptions) {
     this.order = [...opts.endpoints];
@@ -58,13 +66,15 @@ export class DohResolver implements Resolver {
     this.timeoutMs = opts.timeoutMs ?? 2500;
     this.maxHops = opts.maxCnameHops ?? 8;
     this.now = opts.now ?? Date.now;
+    this.limiter = new QueryLimiter(opts.maxInFlight ?? MAX_QUERIES_IN_FLIGHT);
   }
 
   get queriesSent(): number {
     return this.sent;
   }
 
-  async query<T extends RecordType>(name: string, type: T): Promise<Lookup<RecordData[T]>> {
+  async query<T extends RecordType>(name: string, type: T, opts: QueryOptions = {}): Promise<Lookup<RecordData[T]>> {
+    const priority = opts.priority ?? "normal";
     const chain: string[] = [];
     const seen = new Set<string>();
     // The canonical presentation form keeps the cache key, loop detection and the answer's owner
@@ -75,7 +85,7 @@ export class DohResolver implements Resolver {
     let ad = true;
     seen.add(current);
     for (;;) {
-      const ex = await this.exchange(current, type);
+      const ex = await this.exchange(current, type, priority);
       if (ex.kind === "temperror") return { kind: "temperror", reason: ex.reason };
       ad &&= ex.message.header.flags.ad;
       const authenticated = ad ? { authenticated: true } : {};
@@ -104,13 +114,13 @@ export class DohResolver implements Resolver {
   }
 
   /** One answer for (name, type): from the cache, from a request already in flight, or fresh. */
-  private exchange(name: string, type: RecordType): Promise<Settled | Failed> {
+  private exchange(name: string, type: RecordType, priority: QueryPriority): Promise<Settled | Failed> {
     const key = `${name} ${type}`;
     const hit = this.cache.get(key);
     if (hit && hit.expires > this.now()) return Promise.resolve(hit.value);
     const pending = this.inflight.get(key);
     if (pending) return pending;
-    const started = this.fallback(name, type).then((ex) => {
+    const started = this.fallback(name, type, priority).then((ex) => {
       this.inflight.delete(key);
       if (ex.kind !== "temperror") {
         const ttl = ex.kind === "records" ? positiveTtl(ex.message) : negativeTtl(ex.message);
@@ -123,11 +133,12 @@ export class DohResolver implements Resolver {
   }
 
   /** Endpoints in order; any temperror moves on to the next, the first definitive answer wins. */
-  private async fallback(name: string, type: RecordType): Promise<Settled | Failed> {
+  private async fallback(name: string, type: RecordType, priority: QueryPriority): Promise<Settled | Failed> {
     if (this.order.length === 0) return { kind: "temperror", reason: "no DNS-over-HTTPS endpoints configured" };
     const reasons: string[] = [];
     for (const endpoint of [...this.order]) {
-      const ex = await dohExchange(endpoint, name, type, { fetch: this.fetch, timeoutMs: this.timeoutMs });
+      // Through the resolver's queue (D63): the request's timeout starts when it leaves, not while it waits.
+      const ex = await this.limiter.run(priority, () => dohExchange(endpoint, name, type, { fetch: this.fetch, timeoutMs: this.timeoutMs }));
       if (ex.kind !== "temperror") {
         this.sent++;
         return ex;

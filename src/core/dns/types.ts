@@ -45,9 +45,17 @@ export type Lookup<T> =
   | { kind: "nxdomain"; chain: string[]; authenticated?: boolean }
   | { kind: "temperror"; reason: string };
 
+/** The resolver's queue order (docs/decisions.md D63). "first": most other queries wait on this answer (the
+ *  MX hosts and their addresses); "leaf": none does (a blocklist or TLSA lookup). Default "normal". */
+export type QueryPriority = "first" | "normal" | "leaf";
+
+export interface QueryOptions {
+  priority?: QueryPriority;
+}
+
 export interface Resolver {
   /** Query `name` for `type`, following CNAMEs (capped, loop-detected) unless type is CNAME. */
-  query<T extends RecordType>(name: string, type: T): Promise<Lookup<RecordData[T]>>;
+  query<T extends RecordType>(name: string, type: T, opts?: QueryOptions): Promise<Lookup<RecordData[T]>>;
   /** Number of DNS queries actually sent (cache hits and de-duplicated in-flight queries excluded). */
   readonly queriesSent: number;
 }

@@ -124,6 +124,13 @@ export async function checkBlacklists(
   arrived = true;
   pump();
   await finished;
+  // Answers arrive in any order; the lists keep the queue's, so two checks of the same answers store the same snapshot.
+  const rank = new Map(jobs.map((j, i) => [`${j.list.name} ${j.target}`, i]));
+  const byQueue = (a: { list: string; target: string }, b: { list: string; target: string }) =>
+    (rank.get(`${a.list} ${a.target}`) ?? 0) - (rank.get(`${b.list} ${b.target}`) ?? 0);
+  result.listed.sort(byQueue);
+  result.unknown.sort(byQueue);
+  result.cleared.sort(byQueue);
   result.skipped = [...new Set(jobs.slice(max).map((j) => j.target))];
   return result;
 }

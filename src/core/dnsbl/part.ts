@@ -3,11 +3,15 @@ import { mxPart } from "../mx/part";
 import { definePart, type FieldChange, type PartSnapshot } from "../part/types";
 import type { SpfAnalysis } from "../spf/analyze";
 import { spfPart } from "../spf/part";
-import { blacklistFindings, type BlacklistResult, checkBlacklists } from "./check";
+import { blacklistFindings, type BlacklistResult, checkBlacklists, MAX_DNSBL_QUERIES } from "./check";
 import type { DnsblList } from "./zones";
 
-/** The Worker's 6 simultaneous connections (docs/decisions.md D20) are this part's to fill once MX and SPF answered. */
-const DNSBL_CONCURRENCY = 6;
+/**
+ * Every job goes to the resolver as soon as its address is known: the resolver's queue holds the Worker's
+ * 6 connections (docs/decisions.md D20, D63) and sends these leaf queries into any slot nothing else needs.
+ * A cap of its own here would let queued domain-list jobs hold back the addresses' jobs.
+ */
+const DNSBL_CONCURRENCY = MAX_DNSBL_QUERIES;
 
 /**
  * Single addresses the domain's own SPF authorises (ip4:/32, ip6:/128, and a/mx expansions of its own
@@ -55,6 +59,7 @@ export const blacklistPart = definePart({
   weight: 5,
   recordEvent: false,
   removal: "Info",
+  lookups: "leaf",
   recordChange: "Info",
   // Each group of addresses joins the queue as soon as it is known, so the wave starts with the MX answers.
   run: (ctx): Promise<BlacklistResult | null> =>

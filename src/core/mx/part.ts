@@ -36,6 +36,8 @@ export const mxPart = definePart({
   recordEvent: true,
   removal: "High",
   recordChange: "Medium",
+  // The blocklist queries of every address, the TLSA lookups and the MTA-STS coverage wait on these answers.
+  lookups: "first",
   run: (ctx) => analyzeMx(ctx.domain, ctx.resolver),
   scored: (mx) => mx.status,
   findings: (mx) => mx.findings,

@@ -103,6 +103,9 @@ export interface Part<Id extends string, R, V extends BaseView | null = null> {
   removal: Severity;
   recordChange: Severity;
   run(ctx: RunContext): Promise<R>;
+  /** Where this part's queries stand in the resolver's queue (docs/decisions.md D63): "first" when most
+   *  other parts' queries wait on its answers (MX), "leaf" when none does (blocklists, TLSA); default normal. */
+  lookups?: "first" | "leaf";
   /** The status the score reads; null: the part was not checked this time (left out of the score). */
   scored(r: R): ViewStatus | null;
   /** Statuses that neither earn nor lose weight (an optional part that is simply not published). */

@@ -1,5 +1,6 @@
 // Full posture of one domain: every registered part starts at once and waits only for the parts it reads,
 // then findings, score, fixes, views and the diff snapshot, all from the registry. I/O via ports.
+import { withPriority } from "../dns/limiter";
 import type { Resolver } from "../dns/types";
 import type { DnsblList } from "../dnsbl/zones";
 import type { mxPart } from "../mx/part";
@@ -44,7 +45,8 @@ export async function analyzeDomain(domain: string, opts: AnalyzeOptions): Promi
   const before = resolver.queriesSent;
 
   // Every part starts now; one that needs another's result (BIMI the DMARC policy, MTA-STS the MX hosts,
-  // blocklists the MX addresses) awaits only that promise, so each query leaves as soon as its name is known.
+  // blocklists the MX addresses) awaits only that promise, so each query leaves as soon as its name is known
+  // or, with every connection busy, as soon as one is free and no query that others wait on is queued (D63).
   const started = new Map<string, Promise<unknown>>();
   const run: RunContext = {
     domain: d,
@@ -58,7 +60,7 @@ export async function analyzeDomain(domain: string, opts: AnalyzeOptions): Promi
   const start = (part: AnyPart): Promise<unknown> => {
     let p = started.get(part.id);
     if (!p) {
-      p = part.run(run);
+      p = part.run(part.lookups ? { ...run, resolver: withPriority(resolver, part.lookups) } : run);
       started.set(part.id, p);
     }
     return p;

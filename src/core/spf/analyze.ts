@@ -28,8 +28,9 @@ export async function analyzeSpf(domain: string, resolver: Resolver): Promise<Sp
     includeCounts: new Map(),
     truncated: false,
   };
-  // The deprecated SPF RR type check needs no record: run it alongside the walk.
-  const rr99 = resolver.query(d, "SPF");
+  // The deprecated SPF RR type check needs no record: run it alongside the walk. Nothing waits on it to
+  // send more queries, so it may wait for a connection behind the walk's (docs/decisions.md D63).
+  const rr99 = resolver.query(d, "SPF", { priority: "leaf" });
   const tree = await walk(d, "root", [], ctx);
   const findings: Finding[] = [...(await rootFindings(d, tree, rr99)), ...ctx.findings];
 
