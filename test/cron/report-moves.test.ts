@@ -10,6 +10,7 @@ import { createServices } from "../../src/services";
 import { domainReports } from "../../src/services/domains/reports-object";
 import { moveBatch, moveLegacyReports } from "../../src/services/report-moves/move";
 import { nextBatch } from "../../src/services/report-moves/legacy";
+import { moveTlsBatch } from "../../src/services/report-moves/tls";
 import { ADMIN_TOKEN, call, json, makeTeam } from "../support/api";
 import { insertDomain } from "../support/factories";
 
@@ -177,6 +178,47 @@ describe("report mover", () => {
     await moveBatch(svc, d.id, batch?.reports ?? []);
     expect(await legacyLeft(d.id)).toEqual({ reports: 0, rows: 0 });
     expect((await object.stats()).reports).toBe(seeded.reports);
+  });
+
+  it("moves a legacy SMTP TLS report with its policy and failure details; a re-run after a crash before the delete adds nothing", async () => {
+    const team = await makeTeam("pro");
+    const d = await insertDomain(team.id);
+    const day = dayOf(Date.now() - 2 * DAY_MS);
+    const begin = Date.parse(`${day}T00:00:00Z`);
+    const seedTls = () =>
+      env.DB.batch([
+        env.DB.prepare(
+          `INSERT INTO legacy_tls_reports (id, domain_id, org_name, report_id, contact, date_begin, date_end, day, successful, failed, via, created_at)
+           VALUES (880001, ?, 'tls.example', 'tls-1', 'tls@tls.example', ?, ?, ?, 90, 10, 'https', ?)`,
+        ).bind(d.id, begin, begin + DAY_MS - 1000, day, begin + DAY_MS),
+        env.DB.prepare(
+          `INSERT INTO legacy_tls_policies (id, report_id, domain_id, day, policy_type, policy_domain, policy_strings, mx_hosts, successful, failed)
+           VALUES (880101, 880001, ?, ?, 'sts', ?, '["version: STSv1","mode: enforce"]', '["mx.example.com"]', 90, 10)`,
+        ).bind(d.id, day, d.name),
+        env.DB.prepare(
+          `INSERT INTO legacy_tls_failures (policy_id, domain_id, day, result_type, sending_mta_ip, receiving_mx_hostname, receiving_ip, failed_count, failure_reason_code)
+           VALUES (880101, ?1, ?2, 'certificate-expired', '192.0.2.9', 'mx.example.com', NULL, 6, NULL),
+                  (880101, ?1, ?2, 'starttls-not-supported', '192.0.2.9', 'mx.example.com', NULL, 4, NULL)`,
+        ).bind(d.id, day),
+      ]);
+    await seedTls();
+    const svc = createServices(env);
+    expect(await moveTlsBatch(svc)).toBe(1);
+    const object = domainReports(svc, d);
+    expect((await object.stats()).tlsReports).toBe(1);
+    const left = async () =>
+      (
+        await env.DB.prepare(
+          "SELECT (SELECT COUNT(*) FROM legacy_tls_reports) + (SELECT COUNT(*) FROM legacy_tls_policies) + (SELECT COUNT(*) FROM legacy_tls_failures) AS n",
+        ).first<{ n: number }>()
+      )?.n;
+    expect(await left()).toBe(0);
+    // As if the worker died after the object write and before the legacy delete: the same rows again.
+    await seedTls();
+    expect(await moveTlsBatch(svc)).toBe(1);
+    expect((await object.stats()).tlsReports).toBe(1);
+    expect(await left()).toBe(0);
+    expect(await moveTlsBatch(svc)).toBe(0);
   });
 
   it("the cron moves everything, drops half-written reports, drops the emptied tables, and is then a no-op", async () => {

@@ -20,6 +20,7 @@ import { planOf } from "../dmarc/quota";
 import { dailyStatements, reporterDayStatement } from "../dmarc/summary";
 import { domainReports } from "../domains/reports-object";
 import { deleteReports, dropDmarcIfEmpty, type LegacyReport, type LegacyRow, nextBatch, presentTables, reportRows } from "./legacy";
+import { dropTlsIfEmpty, moveTlsBatch } from "./tls";
 
 /** Rows per batch: a batch is at least one report, then whole reports up to this many rows. */
 export const MOVE_BATCH_ROWS = 500;
@@ -94,22 +95,41 @@ export async function moveBatch(svc: Services, domainId: number, reports: Legacy
 /** The cron job: batches until none is left or the budget is spent; drops the emptied tables. */
 export async function moveLegacyReports(svc: Services, budgetMs = MOVE_BUDGET_MS, batchRows = MOVE_BATCH_ROWS): Promise<MoveOutcome> {
   const out: MoveOutcome = { batches: 0, reports: 0, rows: 0, dropped: false, more: false };
-  if (!(await presentTables(svc)).some((t) => t === "legacy_dmarc_reports" || t === "legacy_dmarc_rows")) return out;
+  const present = await presentTables(svc);
   const started = Date.now();
-  for (;;) {
-    const batch = await nextBatch(svc, batchRows);
-    if (batch === null) {
-      out.dropped = await dropDmarcIfEmpty(svc);
-      break;
+  const spent = () => Date.now() - started >= budgetMs || out.reports >= MOVE_REPORTS_PER_TICK;
+  if (present.includes("legacy_dmarc_reports") || present.includes("legacy_dmarc_rows")) {
+    for (;;) {
+      const batch = await nextBatch(svc, batchRows);
+      if (batch === null) {
+        out.dropped = await dropDmarcIfEmpty(svc);
+        break;
+      }
+      const moved = await moveBatch(svc, batch.domainId, batch.reports);
+      out.batches++;
+      out.reports += batch.reports.length;
+      out.rows += moved.rows;
+      console.log(JSON.stringify({ level: "info", msg: "report move batch", domain_id: batch.domainId, reports: batch.reports.length, rows: moved.rows }));
+      if (spent()) {
+        out.more = true;
+        break;
+      }
     }
-    const moved = await moveBatch(svc, batch.domainId, batch.reports);
-    out.batches++;
-    out.reports += batch.reports.length;
-    out.rows += moved.rows;
-    console.log(JSON.stringify({ level: "info", msg: "report move batch", domain_id: batch.domainId, reports: batch.reports.length, rows: moved.rows }));
-    if (Date.now() - started >= budgetMs || out.reports >= MOVE_REPORTS_PER_TICK) {
-      out.more = true;
-      break;
+  }
+  // The SMTP TLS history once the DMARC history is gone.
+  if (!out.more && present.includes("legacy_tls_reports")) {
+    for (;;) {
+      const moved = await moveTlsBatch(svc);
+      if (moved === 0) {
+        out.dropped = (await dropTlsIfEmpty(svc)) || out.dropped;
+        break;
+      }
+      out.batches++;
+      out.reports += moved;
+      if (spent()) {
+        out.more = true;
+        break;
+      }
     }
   }
   if (out.batches > 0 || out.dropped) console.log(JSON.stringify({ level: out.more ? "warn" : "info", msg: "report moves", ...out }));
