@@ -6,7 +6,6 @@ import type { QueryPriority, Resolver } from "./types";
 
 export class QueryLimiter {
   private running = 0;
-  private handing = 0;
   private readonly waiting: Record<QueryPriority, Array<() => void>> = { first: [], normal: [], leaf: [] };
 
   /** `limit`: requests in flight at once (at least 1; Infinity for none). */
@@ -25,30 +24,14 @@ export class QueryLimiter {
     }
   }
 
-  /**
-   * A freed slot stays taken until the answer that freed it has been read: the queries it leads to
-   * (an MX answer's address lookups) are asked in the promise jobs that follow, and a timer turn later
-   * they compete for the slot with everything already waiting. A later caller never overtakes a waiter.
-   */
+  /** A freed slot goes straight to the best waiter, so a later caller never overtakes one. */
   private release(): void {
-    if (this.queued() === this.handing) {
-      this.running--;
-      return;
-    }
-    this.handing++;
-    setTimeout(() => {
-      this.handing--;
-      const next = this.waiting.first.shift() ?? this.waiting.normal.shift() ?? this.waiting.leaf.shift();
-      if (next) next();
-      else this.running--;
-    }, 0);
+    const next = this.waiting.first.shift() ?? this.waiting.normal.shift() ?? this.waiting.leaf.shift();
+    if (next) next();
+    else this.running--;
   }
 
-  private queued(): number {
-    return this.waiting.first.length + this.waiting.normal.length + this.waiting.leaf.length;
-  }
-
-  /** Requests in flight now, counting slots being handed over (for tests and traces). */
+  /** Requests in flight now (for tests and traces). */
   get inFlight(): number {
     return this.running;
   }
