@@ -8,7 +8,6 @@ import { recheckOwnership } from "../services/domains/ownership";
 import { runDkimAudit } from "../services/dkim-inventory/audit";
 import { purgeDmarcData } from "../services/dmarc/retention";
 import { checkSilentReporters } from "../services/dmarc/silent-reporters";
-import { purgeFailureReports } from "../services/failure-reports/retention";
 import { moveLegacyReports } from "../services/report-moves/move";
 import { resealSecrets } from "../services/webhooks/secrets";
 import { purgeDeliveries, sweepOutbox, sweepRetries } from "../services/webhooks/sweeps";
@@ -35,7 +34,6 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
     { name: "checks-retention", run: pruneChecks },
     { name: "deliveries-retention", run: (svc) => purgeDeliveries(svc) },
     { name: "dmarc-retention", run: (svc) => purgeDmarcData(svc) },
-    { name: "dmarc-failures-retention", run: (svc) => purgeFailureReports(svc) },
     { name: "silent-reporters", run: (svc) => checkSilentReporters(svc) },
     { name: "reseal-webhook-secrets", run: (svc) => resealSecrets(svc) },
   ],

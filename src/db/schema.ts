@@ -453,25 +453,3 @@ export const devOutbox = sqliteTable("dev_outbox", {
 });
 
 // ---- Beyond aggregate reports (docs/decisions.md D100-D109) ----
-
-/** DMARC failure reports (RFC 9991; ARF, RFC 6591): only the fields the privacy rules let us keep (D106). */
-export const dmarcFailures = sqliteTable(
-  "dmarc_failures",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    domainId: integer("domain_id")
-      .notNull()
-      .references(() => domains.id, { onDelete: "cascade" }),
-    reportingOrg: text("reporting_org"),
-    arrivalDate: ms("arrival_date"),
-    sourceIp: text("source_ip"),
-    authFailure: text("auth_failure"),
-    authResults: text("auth_results"),
-    identityAlignment: text("identity_alignment"),
-    dkimDomain: text("dkim_domain"),
-    dkimSelector: text("dkim_selector"),
-    deliveryResult: text("delivery_result"),
-    receivedAt: createdAt(),
-  },
-  (t) => [index("dmarc_failures_domain_received_idx").on(t.domainId, t.receivedAt), index("dmarc_failures_received_idx").on(t.receivedAt)],
-);

@@ -1,19 +1,18 @@
 // DMARC failure reports (RFC 9991, ARF of RFC 6591) mailed to a domain's report address, through the
 // Worker's exported email handler: stored with only the fields docs/decisions.md D106 keeps, never the
 // original message; refusals reach setReject with their reason and store nothing; 30-day retention.
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, runDurableObjectAlarm, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import { DAILY, SCHEDULES } from "../../src/cron";
 import { receiveReportMail } from "../../src/email";
 import worker from "../../src/index";
 import { DAY_MS } from "../../src/lib/time";
-import { purgeFailureReports } from "../../src/services/failure-reports/retention";
 import { insertFailure } from "../../src/services/failure-reports/store";
 import { arfMail, BODY_MARKER, dmarcFailureSample, ORIGINAL_RCPT, ORIGINAL_SUBJECT, rfc6591Sample } from "../fixtures/arf";
 import { makeTeam } from "../support/api";
 import { insertDomain, type TestDomain } from "../support/factories";
 import { clockedServices } from "../support/monitoring";
+import { objectRows, reportObject } from "../support/reports";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -48,16 +47,21 @@ async function deliver(to: string, raw: string): Promise<string | null> {
   return m.message.setReject.mock.calls[0]?.[0] ?? null;
 }
 
-const samples = async (d: TestDomain) =>
-  (await env.DB.prepare("SELECT * FROM dmarc_failures WHERE domain_id = ? ORDER BY id").bind(d.id).all<Record<string, unknown>>()).results;
+/** The samples in the domain's report object, as stored (D127). */
+const samples = (d: TestDomain) => objectRows(d.id, "SELECT * FROM failures ORDER BY id");
 
-/** Every row of every table of the database, as text: what "stored anywhere" means. */
-async function everything(): Promise<string> {
+/** Every row of every table of the database and of the domain's report object, as text: what "stored anywhere" means. */
+async function everything(d: TestDomain): Promise<string> {
   const tables = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").all<{
     name: string;
   }>();
   const out: string[] = [];
   for (const t of tables.results) out.push(JSON.stringify((await env.DB.prepare(`SELECT * FROM "${t.name}"`).all()).results));
+  const own = await objectRows<{ name: string }>(
+    d.id,
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'",
+  );
+  for (const t of own) out.push(JSON.stringify(await objectRows(d.id, `SELECT * FROM "${t.name}"`)));
   return out.join("\n");
 }
 
@@ -95,7 +99,7 @@ describe("DMARC failure reports by mail", () => {
       dkim_selector: "s2026",
       delivery_result: "delivered",
     });
-    const all = await everything();
+    const all = await everything(d);
     for (const secret of [BODY_MARKER, ORIGINAL_RCPT, ORIGINAL_SUBJECT, `bounce@${d.name}`, `payroll@${d.name}`]) expect(all).not.toContain(secret);
   });
 
@@ -119,7 +123,7 @@ describe("DMARC failure reports by mail", () => {
     const badIp = dmarcFailureSample(d.address, d.name, { ip: "192.0.2.999" });
     expect(await deliver(d.address, badIp)).toMatch(/invalid_source_ip/);
     expect(await samples(d)).toEqual([]);
-    expect(await everything()).not.toContain(BODY_MARKER);
+    expect(await everything(d)).not.toContain(BODY_MARKER);
   });
 
   it("refuses a report to an unverified domain and to an unknown address", async () => {
@@ -157,11 +161,9 @@ describe("DMARC failure reports by mail", () => {
     expect(await samples(d)).toHaveLength(200);
   });
 
-  it("keeps samples 30 days: the daily cron's purge deletes older ones only", async () => {
-    expect(SCHEDULES[DAILY]?.map((j) => j.name)).toContain("dmarc-failures-retention");
+  it("keeps samples 30 days: the object's maintenance (its daily alarm) deletes older ones only", async () => {
     const team = await makeTeam();
     const d = await insertDomain(team.id);
-    // Relative to now: rows the other tests of this file stored (now) must stay.
     const t = Date.now();
     const at = (ms: number) => {
       const m = runtimeMessage(d.address, dmarcFailureSample(d.address, d.name));
@@ -169,8 +171,10 @@ describe("DMARC failure reports by mail", () => {
     };
     await at(t - 31 * DAY_MS);
     await at(t - 29 * DAY_MS);
-    const out = await purgeFailureReports(clockedServices(new Date(t)));
-    expect(out).toEqual({ deleted: 1, more: false });
-    expect((await samples(d)).map((r) => r.created_at)).toEqual([t - 29 * DAY_MS]);
+    expect((await reportObject(d.id).maintain(t)).failuresPurged).toBe(1);
+    expect((await samples(d)).map((r) => r.received_at)).toEqual([t - 29 * DAY_MS]);
+    // The first sample set the object's alarm, which runs the same maintenance.
+    expect(await runDurableObjectAlarm(reportObject(d.id))).toBe(true);
+    expect(await samples(d)).toHaveLength(1);
   });
 });

@@ -1,12 +1,12 @@
 // A domain's DMARC failure samples, newest received first, optionally between two UTC days within the
-// 30-day retention (docs/decisions.md D106). Scoped by team: another team's domain is a 404. Does I/O (D1).
+// 30-day retention (docs/decisions.md D106). Scoped by team: another team's domain is a 404. Does I/O (D1, the domain's report object).
 import { type FieldErrors, validationFailed } from "../../lib/errors";
 import { type PaginationQuery, pageOffset } from "../../lib/pagination";
 import { DAY_MS } from "../../lib/time";
 import type { Services } from "../../services";
 import type { ServiceContext } from "../context";
 import { getDomainInTeam } from "../domains/get-domain";
-import { FAILURE_RETENTION_DAYS } from "./retention";
+import { FAILURE_RETENTION_MS } from "../../durable-objects/domain-reports/failures";
 import { countFailures, type FailureRow, listFailures, type ReceivedRange } from "./store";
 
 export interface FailureQuery extends PaginationQuery {
@@ -26,13 +26,13 @@ function dayMs(text: string): number | null {
 /** `to` not after today nor before `from`; `from` not before the oldest day still kept (else "none" would be a lie): 422. */
 function rangeOf(nowMs: number, q: FailureQuery): ReceivedRange {
   const todayMs = dayMs(dayStr(nowMs)) ?? nowMs;
-  const oldest = todayMs - FAILURE_RETENTION_DAYS * DAY_MS;
+  const oldest = todayMs - FAILURE_RETENTION_MS;
   const errors: FieldErrors = {};
   const fromMs = q.from === undefined ? undefined : dayMs(q.from);
   const toMs = q.to === undefined ? undefined : dayMs(q.to);
   if (fromMs === null) errors.from = ["must be a date, YYYY-MM-DD"];
   else if (fromMs !== undefined && fromMs < oldest)
-    errors.from = [`must not be before ${dayStr(oldest)}: failure samples are kept ${FAILURE_RETENTION_DAYS} days`];
+    errors.from = [`must not be before ${dayStr(oldest)}: failure samples are kept ${FAILURE_RETENTION_MS / DAY_MS} days`];
   if (toMs === null) errors.to = ["must be a date, YYYY-MM-DD"];
   else if (toMs !== undefined && toMs > todayMs) errors.to = [`must not be after today (${dayStr(todayMs)})`];
   else if (toMs !== undefined && fromMs !== undefined && fromMs !== null && toMs < fromMs) errors.to = ["must not be before from"];

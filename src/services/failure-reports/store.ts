@@ -1,10 +1,9 @@
-// Every query on dmarc_failures, behind one narrow interface (insert a sample, list a page, count,
-// purge older than), so the per-domain storage can move without touching its callers. Rows hold only
-// what docs/decisions.md D106 lets the service keep. Does I/O (D1).
-import { and, count, desc, eq, gte, lt, sql } from "drizzle-orm";
-import { dmarcFailures } from "../../db/schema";
+// Every read and write of a domain's DMARC failure samples, behind one narrow interface (insert a
+// sample, list a page, count), so callers never see where they live: the domain's report object
+// (docs/decisions.md D127), whose alarm purges them after 30 days (D106). Rows hold only what D106 lets
+// the service keep. Does I/O (the domain's Durable Object).
 import type { Services } from "../../services";
-import { type PurgeOutcome, purgeInBatches } from "../purge";
+import { domainReports } from "../domains/reports-object";
 
 /** One stored failure sample, as the store takes and returns it. */
 export interface FailureRow {
@@ -31,64 +30,20 @@ export interface ReceivedRange {
   toMs?: number;
 }
 
-const inRange = (domainId: number, r: ReceivedRange) =>
-  and(
-    eq(dmarcFailures.domainId, domainId),
-    r.fromMs === undefined ? undefined : gte(dmarcFailures.receivedAt, new Date(r.fromMs)),
-    r.toMs === undefined ? undefined : lt(dmarcFailures.receivedAt, new Date(r.toMs)),
-  );
-
-export async function insertFailure(svc: Services, domainId: number, row: NewFailure, receivedAt: Date): Promise<void> {
-  await svc.db.insert(dmarcFailures).values({
-    domainId,
-    reportingOrg: row.reportingOrg,
-    arrivalDate: row.arrivalDate === null ? null : new Date(row.arrivalDate),
-    sourceIp: row.sourceIp,
-    authFailure: row.authFailure,
-    authResults: row.authResults,
-    identityAlignment: row.identityAlignment,
-    dkimDomain: row.dkimDomain,
-    dkimSelector: row.dkimSelector,
-    deliveryResult: row.deliveryResult,
-    receivedAt,
-  });
+export async function insertFailure(svc: Pick<Services, "env">, domainId: number, row: NewFailure, receivedAt: Date): Promise<void> {
+  await domainReports(svc, { id: domainId }).insertFailure({ ...row, receivedAt: receivedAt.getTime() });
 }
 
-/** A page of one domain's samples, newest received first, by the (domain_id, created_at) index. */
-export async function listFailures(svc: Services, domainId: number, range: ReceivedRange, page: { limit: number; offset: number }): Promise<FailureRow[]> {
-  const rows = await svc.db
-    .select()
-    .from(dmarcFailures)
-    .where(inRange(domainId, range))
-    .orderBy(desc(dmarcFailures.receivedAt), desc(dmarcFailures.id))
-    .limit(page.limit)
-    .offset(page.offset);
-  return rows.map((r) => ({
-    id: r.id,
-    reportingOrg: r.reportingOrg,
-    arrivalDate: r.arrivalDate?.getTime() ?? null,
-    sourceIp: r.sourceIp,
-    authFailure: r.authFailure,
-    authResults: r.authResults,
-    identityAlignment: r.identityAlignment,
-    dkimDomain: r.dkimDomain,
-    dkimSelector: r.dkimSelector,
-    deliveryResult: r.deliveryResult,
-    receivedAt: r.receivedAt.getTime(),
-  }));
+/** A page of one domain's samples, newest received first. */
+export async function listFailures(
+  svc: Pick<Services, "env">,
+  domainId: number,
+  range: ReceivedRange,
+  page: { limit: number; offset: number },
+): Promise<FailureRow[]> {
+  return domainReports(svc, { id: domainId }).listFailures(range, page.limit, page.offset);
 }
 
-export async function countFailures(svc: Services, domainId: number, range: ReceivedRange): Promise<number> {
-  const row = await svc.db.select({ n: count() }).from(dmarcFailures).where(inRange(domainId, range)).get();
-  return Number(row?.n ?? 0);
-}
-
-/** Deletes every sample received before `cutoffMs`, in bounded batches by the created_at index (src/services/purge.ts). */
-export function purgeFailuresBefore(svc: Services, cutoffMs: number, budgetMs?: number): Promise<PurgeOutcome> {
-  return purgeInBatches(
-    svc,
-    "dmarc_failures",
-    (limit) => sql`DELETE FROM dmarc_failures WHERE id IN (SELECT id FROM dmarc_failures WHERE created_at < ${cutoffMs} LIMIT ${limit}) RETURNING 1 AS one`,
-    budgetMs,
-  );
+export async function countFailures(svc: Pick<Services, "env">, domainId: number, range: ReceivedRange): Promise<number> {
+  return domainReports(svc, { id: domainId }).countFailures(range);
 }
