@@ -10,7 +10,7 @@ export function registerPrompts(server: McpServer): void {
     "audit_domain",
     {
       title: "Audit a domain and list the DNS changes to make",
-      description: "Audits one domain's email authentication (SPF, DKIM, DMARC, BIMI, MTA-STS, TLS-RPT) and ends with the exact DNS records to change.",
+      description: "Audits one domain's email authentication (SPF, DKIM, DMARC, BIMI, MTA-STS, TLS-RPT, DANE) and ends with the exact DNS records to change.",
       argsSchema: { domain: domainArg },
     },
     ({ domain }) => ({

@@ -16,7 +16,7 @@ export const SERVER_INFO = { name: "emailauth-monitor", version: "1.0.0" };
 export const ALL_TOOLS = [...domainTools, ...dkimTools, ...reportTools, ...intelTools, ...webhookTools];
 
 const INSTRUCTIONS =
-  "Monitors the email authentication (SPF, DKIM, DMARC, BIMI, MTA-STS, TLS-RPT) of the team's domains. " +
+  "Monitors the email authentication (SPF, DKIM, DMARC, BIMI, MTA-STS, TLS-RPT, DANE) of the team's domains. " +
   "Find domain ids with list_domains; get_domain_posture gives the exact DNS fixes. Every tool call counts against the team's plan " +
   "(per-minute limit and monthly quota); a refused call says when to retry. Tools marked destructive delete data: confirm with the user first.";
 

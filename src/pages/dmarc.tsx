@@ -46,7 +46,8 @@ const DmarcPage: FC<{ frame: Frame; a: DmarcAnalytics; reports: Reports; rq: Pag
   return (
     <Layout title={`DMARC for ${a.domain.name}`} frame={frame} active="/domains">
       <p class="small">
-        <a href={`/domains/${a.domain.id}`}>{a.domain.name}</a> · <a href={`${base}/failures`}>Failure samples</a>
+        <a href={`/domains/${a.domain.id}`}>{a.domain.name}</a> · <a href={`${base}/sources`}>Every source</a> ·{" "}
+        <a href={`${base}/failures`}>Failure samples</a>
       </p>
       <h1 class="break">{`DMARC reports for ${a.domain.name}`}</h1>
       {uploaded && (
