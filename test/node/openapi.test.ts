@@ -75,7 +75,7 @@ describe("one base for every client", () => {
     expect(Object.keys(doc.paths ?? {}).filter((p) => p.startsWith("/admin"))).toEqual([]);
     expect(Object.keys(doc.components?.securitySchemes ?? {})).not.toContain("adminToken");
     const paths = Object.keys(operator.paths ?? {});
-    expect(paths.sort()).toEqual(["/admin/teams", "/admin/teams/{team}", "/admin/teams/{team}/tokens", "/admin/tokens/{token_id}"]);
+    expect(paths.sort()).toEqual(["/admin/report-moves", "/admin/teams", "/admin/teams/{team}", "/admin/teams/{team}/tokens", "/admin/tokens/{token_id}"]);
     for (const item of Object.values(operator.paths ?? {})) {
       for (const op of Object.values(item ?? {}) as Array<{ operationId?: string; security?: unknown[] }>) {
         expect(op.operationId).toBeTruthy();
