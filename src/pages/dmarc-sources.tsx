@@ -39,6 +39,32 @@ const hrefOf = (base: string, f: Filters, q: PaginationQuery, page: number) => {
   return `${base}?${p}`;
 };
 
+/** The cells of one sending source, the same on the DMARC summary and on this page. */
+export interface SourceFigures {
+  ip: string;
+  ptr?: string | null;
+  sender?: string | null;
+  messages: number;
+  dmarc: { pass: number; fail: number };
+  spf: { aligned: number };
+  dkim: { aligned: number };
+}
+
+export const SourceCells: FC<{ x: SourceFigures }> = ({ x }) => (
+  <>
+    <td class="mono">
+      {x.ip}
+      {x.ptr && <div class="small muted">{x.ptr}</div>}
+    </td>
+    <td>{x.sender ?? <span class="muted">unknown</span>}</td>
+    <td>{x.messages}</td>
+    <td>{x.dmarc.pass}</td>
+    <td>{x.dmarc.fail}</td>
+    <td>{x.spf.aligned}</td>
+    <td>{x.dkim.aligned}</td>
+  </>
+);
+
 const SourcesPage: FC<{ frame: Frame; domainId: number; f: Filters; q: PaginationQuery; s: Sources }> = ({ frame, domainId, f, q, s }) => {
   const base = `/domains/${domainId}/dmarc/sources`;
   const last = Math.max(1, Math.ceil(s.total / q.per_page));
@@ -96,16 +122,7 @@ const SourcesPage: FC<{ frame: Frame; domainId: number; f: Filters; q: Paginatio
               <tbody>
                 {s.items.map((x) => (
                   <tr>
-                    <td class="mono">
-                      {x.ip}
-                      {x.ptr && <div class="small muted">{x.ptr}</div>}
-                    </td>
-                    <td>{x.sender ?? <span class="muted">unknown</span>}</td>
-                    <td>{x.messages}</td>
-                    <td>{x.dmarc.pass}</td>
-                    <td>{x.dmarc.fail}</td>
-                    <td>{x.spf.aligned}</td>
-                    <td>{x.dkim.aligned}</td>
+                    <SourceCells x={x} />
                     <td class="small">{x.first_day === x.last_day ? x.first_day : `${x.first_day} to ${x.last_day}`}</td>
                   </tr>
                 ))}

@@ -14,6 +14,7 @@ import type { IngestResult } from "../services/dmarc/ingest";
 import { getReport, listReports } from "../services/dmarc/reports";
 import { uploadReport } from "../services/dmarc/upload";
 import { BarChart } from "./charts";
+import { SourceCells } from "./dmarc-sources";
 import { Copyable, Pager, pageQuery, when } from "./domain-format";
 import { frameOf } from "./frame";
 import { signedInOrRedirect } from "./guard";
@@ -147,16 +148,7 @@ const DmarcPage: FC<{ frame: Frame; a: DmarcAnalytics; reports: Reports; rq: Pag
               <tbody>
                 {a.sources.map((s) => (
                   <tr>
-                    <td class="mono">
-                      {s.ip}
-                      {s.ptr && <div class="small muted">{s.ptr}</div>}
-                    </td>
-                    <td>{s.sender ?? <span class="muted">unknown</span>}</td>
-                    <td>{s.messages}</td>
-                    <td>{s.dmarc.pass}</td>
-                    <td>{s.dmarc.fail}</td>
-                    <td>{s.spf.aligned}</td>
-                    <td>{s.dkim.aligned}</td>
+                    <SourceCells x={s} />
                   </tr>
                 ))}
               </tbody>
