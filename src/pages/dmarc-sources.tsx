@@ -39,7 +39,7 @@ const hrefOf = (base: string, f: Filters, q: PaginationQuery, page: number) => {
   return `${base}?${p}`;
 };
 
-/** The cells of one sending source, the same on the DMARC summary and on this page. */
+/** The columns and cells of one sending source, the same on the DMARC summary and on this page. */
 export interface SourceFigures {
   ip: string;
   ptr?: string | null;
@@ -49,6 +49,18 @@ export interface SourceFigures {
   spf: { aligned: number };
   dkim: { aligned: number };
 }
+
+export const SourceHeads: FC = () => (
+  <>
+    <th scope="col">IP</th>
+    <th scope="col">Sender</th>
+    <th scope="col">Messages</th>
+    <th scope="col">DMARC pass</th>
+    <th scope="col">DMARC fail</th>
+    <th scope="col">SPF aligned</th>
+    <th scope="col">DKIM aligned</th>
+  </>
+);
 
 export const SourceCells: FC<{ x: SourceFigures }> = ({ x }) => (
   <>
@@ -109,13 +121,7 @@ const SourcesPage: FC<{ frame: Frame; domainId: number; f: Filters; q: Paginatio
             <table>
               <thead>
                 <tr>
-                  <th scope="col">IP</th>
-                  <th scope="col">Sender</th>
-                  <th scope="col">Messages</th>
-                  <th scope="col">DMARC pass</th>
-                  <th scope="col">DMARC fail</th>
-                  <th scope="col">SPF aligned</th>
-                  <th scope="col">DKIM aligned</th>
+                  <SourceHeads />
                   <th scope="col">Seen</th>
                 </tr>
               </thead>

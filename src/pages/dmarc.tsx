@@ -14,7 +14,7 @@ import type { IngestResult } from "../services/dmarc/ingest";
 import { getReport, listReports } from "../services/dmarc/reports";
 import { uploadReport } from "../services/dmarc/upload";
 import { BarChart } from "./charts";
-import { SourceCells } from "./dmarc-sources";
+import { SourceCells, SourceHeads } from "./dmarc-sources";
 import { Copyable, Pager, pageQuery, when } from "./domain-format";
 import { frameOf } from "./frame";
 import { signedInOrRedirect } from "./guard";
@@ -136,13 +136,7 @@ const DmarcPage: FC<{ frame: Frame; a: DmarcAnalytics; reports: Reports; rq: Pag
             <table>
               <thead>
                 <tr>
-                  <th scope="col">IP</th>
-                  <th scope="col">Sender</th>
-                  <th scope="col">Messages</th>
-                  <th scope="col">DMARC pass</th>
-                  <th scope="col">DMARC fail</th>
-                  <th scope="col">SPF aligned</th>
-                  <th scope="col">DKIM aligned</th>
+                  <SourceHeads />
                 </tr>
               </thead>
               <tbody>

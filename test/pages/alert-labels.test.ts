@@ -7,23 +7,12 @@ import { describe, expect, it } from "vitest";
 import { DAY_MS } from "../../src/lib/time";
 import { createServices } from "../../src/services";
 import { checkSilentReporters } from "../../src/services/dmarc/silent-reporters";
-import { unique } from "../support/api";
-import { Browser } from "../support/browser";
+import { Browser, signedInOwner } from "../support/browser";
 import { insertDomain } from "../support/factories";
 import { day0, enc, post, reporterSeen, reportXml } from "../support/reports";
 import { intake, rfcExample } from "../routes/tls/fixtures";
 
-const email = () => `${unique("lb").toLowerCase()}@example.com`;
-
-async function signedIn() {
-  const b = new Browser();
-  const address = email();
-  await b.signIn(address);
-  const row = await env.DB.prepare("SELECT m.team_id AS t FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ?")
-    .bind(address)
-    .first<{ t: number }>();
-  return { b, teamId: row?.t ?? 0 };
-}
+const signedIn = () => signedInOwner("lb");
 
 const kinds = async (domainId: number) =>
   (

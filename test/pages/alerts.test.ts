@@ -4,20 +4,12 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { unique } from "../support/api";
-import { Browser } from "../support/browser";
+import { Browser, signedInOwner } from "../support/browser";
 import { insertDomain } from "../support/factories";
 
 const email = () => `${unique("al").toLowerCase()}@example.com`;
 
-async function signedIn() {
-  const b = new Browser();
-  const address = email();
-  await b.signIn(address);
-  const row = await env.DB.prepare("SELECT m.team_id AS t FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ?")
-    .bind(address)
-    .first<{ t: number }>();
-  return { b, teamId: row?.t ?? 0 };
-}
+const signedIn = () => signedInOwner("al");
 
 async function insertAlert(teamId: number, domainId: number, title: string, o: { resolved?: boolean; subject?: string } = {}) {
   const now = Date.now();

@@ -9,20 +9,12 @@ import { createServices } from "../../src/services";
 import { insertFailure } from "../../src/services/failure-reports/store";
 import { BODY_MARKER, dmarcFailureSample, ORIGINAL_SUBJECT } from "../fixtures/arf";
 import { unique } from "../support/api";
-import { Browser } from "../support/browser";
+import { Browser, signedInOwner } from "../support/browser";
 import { insertDomain, type TestDomain } from "../support/factories";
 
 const email = () => `${unique("df").toLowerCase()}@example.com`;
 
-async function signedIn() {
-  const b = new Browser();
-  const address = email();
-  await b.signIn(address);
-  const row = await env.DB.prepare("SELECT m.team_id AS t FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ?")
-    .bind(address)
-    .first<{ t: number }>();
-  return { b, teamId: row?.t ?? 0 };
-}
+const signedIn = () => signedInOwner("df");
 
 async function mail(d: TestDomain, ip: string) {
   const bytes = new TextEncoder().encode(dmarcFailureSample(d.address, d.name, { ip }));

@@ -2,10 +2,9 @@
 // suggested record, days selector, stored reports with their records, and the report upload through
 // the ingestion verb (201 stored, 200 duplicate, 422 malformed or about another domain, 413 over the
 // cap); viewers see no form and are refused; another team's domain is a 404 page; signed out goes to sign-in.
-import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { unique } from "../support/api";
-import { Browser } from "../support/browser";
+import { Browser, signedInOwner } from "../support/browser";
 import { type DohStub, installDohStub } from "../support/doh-stub";
 import { insertDomain } from "../support/factories";
 import { day0, reportXml, stored } from "../support/reports";
@@ -18,15 +17,7 @@ afterEach(() => dns.restore());
 
 const email = () => `${unique("dm").toLowerCase()}@example.com`;
 
-async function signedIn() {
-  const b = new Browser();
-  const address = email();
-  await b.signIn(address);
-  const row = await env.DB.prepare("SELECT m.team_id AS t FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ?")
-    .bind(address)
-    .first<{ t: number }>();
-  return { b, teamId: row?.t ?? 0 };
-}
+const signedIn = () => signedInOwner("dm");
 
 async function upload(b: Browser, domainId: number, content: string | Uint8Array, o: { csrf?: string | null; name?: string } = {}) {
   const form = new FormData();

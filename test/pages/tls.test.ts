@@ -2,24 +2,15 @@
 // HTTPS TLS-RPT intake: success rate, chart, failures by type with the advice and by MX host, the
 // policies, the rua to publish (also in the empty state), the days selector and its 422s, the link from
 // the domain page, a viewer reading it, another team's domain a 404 page, signed out sent to sign-in.
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { unique } from "../support/api";
-import { Browser } from "../support/browser";
+import { Browser, signedInOwner } from "../support/browser";
 import { insertDomain, REPORT_DOMAIN } from "../support/factories";
 import { enc, googleShape, intake, rfcExample } from "../routes/tls/fixtures";
 
 const email = () => `${unique("tl").toLowerCase()}@example.com`;
 
-async function signedIn() {
-  const b = new Browser();
-  const address = email();
-  await b.signIn(address);
-  const row = await env.DB.prepare("SELECT m.team_id AS t FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ?")
-    .bind(address)
-    .first<{ t: number }>();
-  return { b, teamId: row?.t ?? 0 };
-}
+const signedIn = () => signedInOwner("tl");
 
 const send = async (token: string, report: unknown) => expect((await intake(token, enc(JSON.stringify(report)))).status).toBe(202);
 

@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { unique } from "../support/api";
-import { Browser } from "../support/browser";
+import { Browser, signedInOwner } from "../support/browser";
 import { insertDomain } from "../support/factories";
 import { installReceiver } from "../support/webhooks";
 
@@ -18,15 +18,7 @@ afterEach(() => r.stub.restore());
 const email = () => `${unique("wh").toLowerCase()}@example.com`;
 const hooks = () => r.received.filter((x) => x.url.startsWith("https://hooks.example.com/"));
 
-async function signedIn() {
-  const b = new Browser();
-  const address = email();
-  await b.signIn(address);
-  const row = await env.DB.prepare("SELECT m.team_id AS t FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ?")
-    .bind(address)
-    .first<{ t: number }>();
-  return { b, teamId: row?.t ?? 0 };
-}
+const signedIn = () => signedInOwner("wh");
 
 /** A form post with repeated fields (checkbox groups), as a browser sends it. */
 async function postPairs(b: Browser, path: string, pairs: Array<[string, string]>, from = "/webhooks") {

@@ -75,3 +75,15 @@ export async function latestLinkToken(email: string): Promise<string> {
   if (!m?.[1]) throw new Error(`no link mailed to ${email}`);
   return m[1];
 }
+
+/** A browser signed in as a new owner (a fresh address, so a fresh team), with that team's id. */
+export async function signedInOwner(prefix: string): Promise<{ b: Browser; teamId: number; address: string }> {
+  const b = new Browser();
+  const address = `${prefix}-${crypto.randomUUID().slice(0, 12)}@example.com`;
+  await b.signIn(address);
+  const row = await env.DB.prepare("SELECT m.team_id AS t FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ?")
+    .bind(address)
+    .first<{ t: number }>();
+  if (!row) throw new Error(`no team for ${address}`);
+  return { b, teamId: row.t, address };
+}
