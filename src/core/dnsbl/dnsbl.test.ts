@@ -107,7 +107,12 @@ describe("checkBlacklists", () => {
   it("without a key, Spamhaus lists are unknown with the reason and never asked, even where a resolver would say NXDOMAIN", async () => {
     const asked: string[] = [];
     const res = new FakeResolver({});
-    const spy = { query: (name: string, type: string) => (asked.push(name), res.query(name, type as "A")) } as unknown as FakeResolver;
+    const spy = {
+      query: (name: string, type: string) => {
+        asked.push(name);
+        return res.query(name, type as "A");
+      },
+    } as unknown as FakeResolver;
     const r = await checkBlacklists({ domain: "example.com", ips: ["192.0.2.1"] }, spy, defaultLists());
     expect(r.unknown.map((u) => [u.list, u.reason])).toEqual([
       ["Spamhaus DBL", SPAMHAUS_NEEDS_DQS],
