@@ -255,7 +255,7 @@ async function largeSender(server, domain, dir) {
   await pool(jobs, 4);
   let file;
   try {
-    file = largestObjectFile(server.persist, "DomainReports");
+    file = largestObjectFile(server.persist, "DomainStore");
   } catch {
     return null; // the tree before per-domain objects
   }
@@ -263,7 +263,7 @@ async function largeSender(server, domain, dir) {
   const rolled = join(dir, "large-rolled.sqlite");
   vacuumCopy(file, rolled);
   const { drizzle } = await import("drizzle-orm/durable-sqlite");
-  const { maintain } = await import(join(process.cwd(), "src/durable-objects/domain-reports/maintenance.ts"));
+  const { maintain } = await import(join(process.cwd(), "src/durable-objects/domain-store/maintenance.ts"));
   const s = storageOver(rolled);
   let result;
   try {

@@ -33,7 +33,7 @@ function d1(persist, sqlText) {
 
 /** Rows of a query over every report object's SQLite file (one domain here), read-only beside workerd. */
 function objects(persist, sqlText) {
-  const dir = `${persist}/v3/do/emailauth-monitor-DomainReports`;
+  const dir = `${persist}/v3/do/emailauth-monitor-DomainStore`;
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => f.endsWith(".sqlite"))

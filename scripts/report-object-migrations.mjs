@@ -3,7 +3,7 @@
 // a rule for .sql imports. Run by `npm run db:generate:reports` after drizzle-kit generate.
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 
-const dir = new URL("../src/durable-objects/domain-reports/migrations/", import.meta.url);
+const dir = new URL("../src/durable-objects/domain-store/migrations/", import.meta.url);
 const journal = JSON.parse(readFileSync(new URL("meta/_journal.json", dir), "utf8"));
 const entries = journal.entries.map((e) => ({ idx: e.idx, when: e.when, tag: e.tag, breakpoints: e.breakpoints }));
 const sql = Object.fromEntries(journal.entries.map((e) => [`m${String(e.idx).padStart(4, "0")}`, readFileSync(new URL(`${e.tag}.sql`, dir), "utf8")]));

@@ -1,6 +1,6 @@
 // Bindings and settings of the Worker, typed once. Values are read through loadConfig().
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
-import type { DomainReports } from "./durable-objects/domain-reports/object";
+import type { DomainStore } from "./durable-objects/domain-store/object";
 import type { RateLimiter } from "./durable-objects/rate-limiter";
 
 export interface Env {
@@ -9,7 +9,7 @@ export interface Env {
   DELIVERIES_QUEUE: Queue;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   /** One object per domain: its report data (docs/decisions.md D120). */
-  DOMAIN_REPORTS: DurableObjectNamespace<DomainReports>;
+  DOMAIN_STORE: DurableObjectNamespace<DomainStore>;
   SEND_EMAIL?: SendEmail;
   /** Static data beside the script, read by the Worker only (wrangler.toml [assets]; docs/decisions.md D59). */
   ASSETS: Fetcher;

@@ -6,7 +6,7 @@ import type { Env } from "./env";
 import { handleQueue } from "./queues";
 import { createAgentGateway, isAgentPath } from "./mcp/gateway";
 
-export { DomainReports } from "./durable-objects/domain-reports/object";
+export { DomainStore } from "./durable-objects/domain-store/object";
 export { RateLimiter } from "./durable-objects/rate-limiter";
 
 const app = createApp();

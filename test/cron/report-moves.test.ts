@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { createServices } from "../../src/services";
-import { domainReports } from "../../src/services/domains/reports-object";
+import { domainStore } from "../../src/services/domains/domain-store";
 import { moveBatch, moveLegacyReports } from "../../src/services/report-moves/move";
 import { nextBatch } from "../../src/services/report-moves/legacy";
 import { moveTlsBatch } from "../../src/services/report-moves/tls";
@@ -115,7 +115,7 @@ describe("report mover", () => {
     expect(batches).toEqual([1200, 800, 400]);
     expect(await legacyLeft(d.id)).toEqual({ reports: 0, rows: 0 });
 
-    const stats = await domainReports(svc, d).stats();
+    const stats = await domainStore(svc, d).stats();
     expect(stats).toMatchObject({ reports: seeded.reports, rows: seeded.rows, messages: seeded.messages });
     expect(await daily(d.id)).toEqual({ reports: seeded.reports, messages: seeded.messages, pass: seeded.pass });
     const v = await view(team.full, d.id);
@@ -140,7 +140,7 @@ describe("report mover", () => {
 
     // The worker died after the object stored the first report, before any D1 write: the object
     // holds it unconfirmed, D1 has no summary, the legacy rows are all still there.
-    const object = domainReports(svc, d);
+    const object = domainStore(svc, d);
     const first = reports[0];
     if (!first) throw new Error("no report");
     const rows = await env.DB.prepare(
@@ -172,7 +172,7 @@ describe("report mover", () => {
     const first = batch?.reports[0];
     if (!first) throw new Error("no report");
     // The new ingestion stored and confirmed the same report (same identity) before the mover came.
-    const object = domainReports(svc, d);
+    const object = domainStore(svc, d);
     const stored = await object.ingestDmarc({ ...first, policy: null, rows: [], retentionDays: 365 });
     await object.markSummarised(stored.ref, Date.now());
     await moveBatch(svc, d.id, batch?.reports ?? []);
@@ -204,7 +204,7 @@ describe("report mover", () => {
     await seedTls();
     const svc = createServices(env);
     expect(await moveTlsBatch(svc)).toBe(1);
-    const object = domainReports(svc, d);
+    const object = domainStore(svc, d);
     expect((await object.stats()).tlsReports).toBe(1);
     const left = async () =>
       (
@@ -239,8 +239,8 @@ describe("report mover", () => {
     await waitOnExecutionContext(ctx);
 
     const svc = createServices(env);
-    expect(await domainReports(svc, a).stats()).toMatchObject({ reports: sa.reports, messages: sa.messages });
-    expect(await domainReports(svc, b).stats()).toMatchObject({ reports: sb.reports, messages: sb.messages });
+    expect(await domainStore(svc, a).stats()).toMatchObject({ reports: sa.reports, messages: sa.messages });
+    expect(await domainStore(svc, b).stats()).toMatchObject({ reports: sb.reports, messages: sb.messages });
     expect(await daily(b.id)).toEqual({ reports: sb.reports, messages: sb.messages, pass: sb.pass });
     const tables = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'legacy_dmarc%'").all();
     expect(tables.results).toEqual([]);

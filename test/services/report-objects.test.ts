@@ -20,8 +20,8 @@ import { reportObject, seedReport, seedRow, stored } from "../support/reports";
 /** Services whose report namespace records every object name asked for. */
 function recording() {
   const names: string[] = [];
-  const ns = env.DOMAIN_REPORTS;
-  const DOMAIN_REPORTS = new Proxy(ns, {
+  const ns = env.DOMAIN_STORE;
+  const DOMAIN_STORE = new Proxy(ns, {
     get(target, prop) {
       if (prop === "getByName")
         return (name: string) => {
@@ -32,7 +32,7 @@ function recording() {
       return typeof v === "function" ? v.bind(target) : v;
     },
   });
-  return { svc: createServices({ ...env, DOMAIN_REPORTS }), names };
+  return { svc: createServices({ ...env, DOMAIN_STORE }), names };
 }
 
 const today = () => new Date().toISOString().slice(0, 10);

@@ -5,9 +5,9 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { createDb } from "../../src/db/client";
 import { dmarcReporterDays } from "../../src/db/schema";
-import type { DmarcIngestInput, DmarcRowTuple } from "../../src/durable-objects/domain-reports/types";
+import type { DmarcIngestInput, DmarcRowTuple } from "../../src/durable-objects/domain-store/types";
 import { hmacSha256Hex } from "../../src/lib/crypto";
-import { domainReports } from "../../src/services/domains/reports-object";
+import { domainStore } from "../../src/services/domains/domain-store";
 import { call, unique } from "./api";
 
 export const SECRET = "test-ingest-secret";
@@ -107,7 +107,7 @@ export function base64(bytes: Uint8Array): string {
 }
 
 /** The domain's report object (as the services reach it). */
-export const reportObject = (domainId: number) => domainReports({ env }, { id: domainId });
+export const reportObject = (domainId: number) => domainStore({ env }, { id: domainId });
 
 /** Rows of a SQL query run inside the domain's report object. */
 export async function objectRows<T = Record<string, SqlStorageValue>>(domainId: number, query: string, ...params: SqlStorageValue[]): Promise<T[]> {

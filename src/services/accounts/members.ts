@@ -7,7 +7,7 @@ import { domains, type MemberRole, memberships, signInLinks, teams, users } from
 import { ApiError, forbidden, notFound } from "../../lib/errors";
 import type { Services } from "../../services";
 import { commit } from "../commit";
-import { domainReports } from "../domains/reports-object";
+import { domainStore } from "../domains/domain-store";
 import { consumeLink } from "./links";
 import type { SignedIn } from "./sessions";
 
@@ -174,7 +174,7 @@ export async function deleteTeam(svc: Services, signedIn: SignedIn, confirmName:
   const owned = await svc.db.select({ id: domains.id }).from(domains).where(eq(domains.teamId, signedIn.teamId));
   await svc.db.delete(teams).where(eq(teams.id, signedIn.teamId));
   // Each domain's report object goes after the cascade committed (docs/decisions.md D124).
-  for (const d of owned) await domainReports(svc, d).destroy();
+  for (const d of owned) await domainStore(svc, d).destroy();
 }
 
 export async function teamOverview(svc: Services, signedIn: SignedIn) {

@@ -6,7 +6,7 @@ import type { Db } from "../../db/client";
 import { dkimKeys, dkimSelectors } from "../../db/schema";
 import { DAY_MS } from "../../lib/time";
 import type { Services } from "../../services";
-import { domainReports } from "../domains/reports-object";
+import { domainStore } from "../domains/domain-store";
 import type { KeyRow, ReportTotals } from "./present";
 import type { SelectorRow } from "./transition";
 
@@ -67,7 +67,7 @@ export async function reportsBySelector(
   fromDay: string,
   selector?: string,
 ): Promise<Map<string, ReportTotals>> {
-  const rows = await domainReports(svc, { id: domainId }).selectorEvidence(domainName, fromDay, MAX_SELECTORS_SHOWN, selector);
+  const rows = await domainStore(svc, { id: domainId }).selectorEvidence(domainName, fromDay, MAX_SELECTORS_SHOWN, selector);
   return new Map(rows.map((r) => [r.key, totals(r.messages, r.pass, r.sources)]));
 }
 
@@ -78,7 +78,7 @@ export interface Signer extends ReportTotals {
 
 /** DKIM signing domains seen in DMARC reports for this domain, most messages first. */
 export async function signers(svc: Pick<Services, "env">, domainId: number, domainName: string, fromDay: string): Promise<Signer[]> {
-  const rows = await domainReports(svc, { id: domainId }).signers(fromDay, MAX_SIGNERS);
+  const rows = await domainStore(svc, { id: domainId }).signers(fromDay, MAX_SIGNERS);
   return rows.map((r) => ({ domain: r.key, aligned: relaxedAligned(r.key, domainName), ...totals(r.messages, r.pass, r.sources) }));
 }
 

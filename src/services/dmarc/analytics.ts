@@ -8,7 +8,7 @@ import { enforcementAdvice, senderFixes, suggestedRecord, type EnforcementAdvice
 import { identifySources, SENDER_LIMITS } from "./senders";
 import type { ServiceContext } from "../context";
 import { refusalsSince } from "./quota";
-import { domainReports } from "../domains/reports-object";
+import { domainStore } from "../domains/domain-store";
 import { resolveWindow, type WindowQuery } from "./window";
 
 /** Sources listed per response (by messages); reverse DNS only for the first SENDER_LIMITS.ptrPerRequest. */
@@ -27,7 +27,7 @@ export async function getDmarcAnalytics(svc: Services, ctx: ServiceContext, doma
   const w = await resolveWindow(svc, domain.id, typeof window === "number" ? { days: window } : window);
   const { from, to, days } = w;
   const lastDayMs = w.endMs - DAY_MS;
-  const { reports, daily, sources, total, latest } = await domainReports(svc, domain).dmarcAnalytics({
+  const { reports, daily, sources, total, latest } = await domainStore(svc, domain).dmarcAnalytics({
     from,
     to,
     startMs: w.startMs,

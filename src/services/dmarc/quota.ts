@@ -10,7 +10,7 @@ import { MAX_REPORT_RANGE_DAYS, type Plan, REPORT_LIMITS } from "../../lib/plans
 import { DAY_MS } from "../../lib/time";
 import type { Services } from "../../services";
 import { refused } from "./ingest-errors";
-import { domainReports } from "../domains/reports-object";
+import { domainStore } from "../domains/domain-store";
 
 export type RefusalReason = "reports_per_day" | "records_per_day" | "reports_per_reporter" | "date_range" | "future_report" | "beyond_retention";
 
@@ -41,7 +41,7 @@ export async function planOf(svc: Services, domainId: number): Promise<Plan> {
 /** Before parsing: a domain already at its daily report count refuses at once (no parse, no write). */
 export async function admitReportCount(svc: Services, domainId: number, plan: Plan, now: Date): Promise<void> {
   const limits = REPORT_LIMITS[plan];
-  const today = await domainReports(svc, { id: domainId }).intake(startOfDay(now).getTime());
+  const today = await domainStore(svc, { id: domainId }).intake(startOfDay(now).getTime());
   if (today.reports >= limits.reports_per_day) {
     await refuse(
       svc,
@@ -76,7 +76,7 @@ export async function admitParsedReport(svc: Services, domainId: number, plan: P
     );
   }
   const since = startOfDay(now);
-  const today = await domainReports(svc, { id: domainId }).intake(since.getTime(), { orgName, email });
+  const today = await domainStore(svc, { id: domainId }).intake(since.getTime(), { orgName, email });
   if (today.records + parsed.totals.records > limits.records_per_day) {
     await refuse(
       svc,

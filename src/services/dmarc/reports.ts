@@ -3,13 +3,13 @@
 // half-written is ever shown: docs/decisions.md D122). Records of a report older than 30 days are rolled
 // up across reporters (D123): the report keeps its totals, its record list is then empty. Does I/O.
 import type { PolicyPublished } from "../../core/reports/types";
-import type { ReportRow } from "../../durable-objects/domain-reports/dmarc-read";
+import type { ReportRow } from "../../durable-objects/domain-store/dmarc-read";
 import { notFound } from "../../lib/errors";
 import { type PaginationQuery, pageOffset } from "../../lib/pagination";
 import type { Services } from "../../services";
 import type { ServiceContext } from "../context";
 import { getDomainInTeam } from "../domains/get-domain";
-import { domainReports } from "../domains/reports-object";
+import { domainStore } from "../domains/domain-store";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const n = (x: number | null | undefined) => Number(x ?? 0);
@@ -32,7 +32,7 @@ function summary(r: ReportRow) {
 /** Newest report period first (date_end, then the later arrival), by the (domain_id, date_end) index. */
 export async function listReports(svc: Services, ctx: ServiceContext, domainId: number, q: PaginationQuery) {
   const domain = await getDomainInTeam(svc, ctx.teamId, domainId);
-  const { rows, total } = await domainReports(svc, domain).dmarcReports(q.per_page, pageOffset(q));
+  const { rows, total } = await domainStore(svc, domain).dmarcReports(q.per_page, pageOffset(q));
   return { items: rows.map(summary), total };
 }
 
@@ -42,7 +42,7 @@ export async function listReports(svc: Services, ctx: ServiceContext, domainId: 
  */
 export async function getReport(svc: Services, ctx: ServiceContext, domainId: number, reportId: number, q: PaginationQuery) {
   const domain = await getDomainInTeam(svc, ctx.teamId, domainId);
-  const found = await domainReports(svc, domain).dmarcReport(reportId, q.per_page, pageOffset(q));
+  const found = await domainStore(svc, domain).dmarcReport(reportId, q.per_page, pageOffset(q));
   if (!found) throw notFound("Report");
   const { row, records, total } = found;
   const policy = row.policy ? (JSON.parse(row.policy) as Partial<PolicyPublished>) : null;

@@ -1,14 +1,14 @@
 // GET /domains/{domain}/dmarc/sources: every source IP of a window with its counts, identified sender
 // and reverse DNS, paginated and filtered (docs/decisions.md D72). Counted exactly as the analytics
 // summary counts, so the pages add up to its totals. Does I/O (the domain's report object, D1, DNS).
-import type { SourceRow } from "../../durable-objects/domain-reports/dmarc-read";
+import type { SourceRow } from "../../durable-objects/domain-store/dmarc-read";
 import { inCidr, type Ip, parseIp } from "../../core/spf/ip";
 import { type FieldErrors, validationFailed } from "../../lib/errors";
 import { type PaginationQuery, pageOffset } from "../../lib/pagination";
 import type { Services } from "../../services";
 import type { ServiceContext } from "../context";
 import { getDomainInTeam } from "../domains/get-domain";
-import { domainReports } from "../domains/reports-object";
+import { domainStore } from "../domains/domain-store";
 import { identifySources } from "./senders";
 import { type DmarcWindow, resolveWindow, type WindowQuery } from "./window";
 
@@ -43,7 +43,7 @@ function parseNetwork(text: string, errors: FieldErrors): Network | null {
 
 /** Grouped per source in the window; `result` keeps only passing or failing messages. */
 function sourceRows(svc: Services, domain: { id: number }, w: DmarcWindow, result: SourcesQuery["result"], page: { limit: number; offset: number } | null) {
-  return domainReports(svc, domain).dmarcSources(w.from, w.to, result, page?.limit ?? MAX_FILTERED_SOURCES + 1, page?.offset ?? 0);
+  return domainStore(svc, domain).dmarcSources(w.from, w.to, result, page?.limit ?? MAX_FILTERED_SOURCES + 1, page?.offset ?? 0);
 }
 
 export async function listSources(svc: Services, ctx: ServiceContext, domainId: number, q: SourcesQuery) {
@@ -62,7 +62,7 @@ export async function listSources(svc: Services, ctx: ServiceContext, domainId: 
     // No filter that SQL cannot do: page in SQL, identify only this page's sources.
     const [page, count] = await Promise.all([
       sourceRows(svc, domain, w, q.result, { limit: q.per_page, offset: pageOffset(q) }),
-      domainReports(svc, domain).dmarcSourceCount(w.from, w.to, q.result),
+      domainStore(svc, domain).dmarcSourceCount(w.from, w.to, q.result),
     ]);
     rows = page;
     total = count;

@@ -5,7 +5,7 @@
 // two, or a retry) redoes the D1 batch with the same absolute totals: nothing counts twice. Does I/O
 // (report object, D1, queue, DNS).
 import type { ParsedReport } from "../../core/reports";
-import type { DmarcRowTuple } from "../../durable-objects/domain-reports/types";
+import type { DmarcRowTuple } from "../../durable-objects/domain-store/types";
 import { REPORT_LIMITS } from "../../lib/plans";
 import type { Services } from "../../services";
 import { openAlertKeys, upsertAlerts } from "../alerts/raise";
@@ -13,7 +13,7 @@ import { commitAll } from "../commit";
 import { selectorStatements } from "./dkim-evidence";
 import { newSenderCandidates, newSenderChanges } from "./new-sender";
 import { planOf } from "./quota";
-import { domainReports } from "../domains/reports-object";
+import { domainStore } from "../domains/domain-store";
 import { failureSpike } from "./spike";
 import { dailyStatements, reporterDayStatement, reportEvent } from "./summary";
 
@@ -56,7 +56,7 @@ export async function storeReport(svc: Services, target: StoreTarget, parsed: Pa
   const { db } = svc;
   const now = svc.clock.now();
   const m = parsed.metadata;
-  const object = domainReports(svc, target);
+  const object = domainStore(svc, target);
   const candidates = newSenderCandidates(parsed);
   const stored = await object.ingestDmarc({
     orgName: m.orgName,

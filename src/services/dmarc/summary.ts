@@ -7,7 +7,7 @@ import type { Db } from "../../db/client";
 import { dmarcDaily, dmarcReporterDays, events } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
 import type { Statement } from "../commit";
-import type { DayTotals } from "../../durable-objects/domain-reports/types";
+import type { DayTotals } from "../../durable-objects/domain-store/types";
 import { buildEvent, type EventDraft } from "../events/emit";
 
 export function dailyStatements(db: Db, domainId: number, days: DayTotals[], seq: number): Statement[] {

@@ -7,7 +7,7 @@ import type { Services } from "../../services";
 import { commit } from "../commit";
 import { buildEvent } from "../events/emit";
 import { getDomainInTeam } from "./get-domain";
-import { domainReports } from "./reports-object";
+import { domainStore } from "./domain-store";
 import { domainRef } from "./views";
 import { type ServiceContext, requireWrite } from "../context";
 
@@ -21,5 +21,5 @@ export async function deleteDomain(svc: Services, ctx: ServiceContext, domainId:
   await commit(svc, [event.statement, svc.db.delete(domains).where(and(eq(domains.id, domain.id), eq(domains.teamId, teamId)))], [event.id]);
   // After the D1 delete committed: the id is never reused, so nothing can reach the object again; a
   // failure here leaves data no view can reach, never a domain without its reports.
-  await domainReports(svc, domain).destroy();
+  await domainStore(svc, domain).destroy();
 }

@@ -6,7 +6,7 @@ import { DAY_MS } from "../../lib/time";
 import type { Services } from "../../services";
 import type { ServiceContext } from "../context";
 import { getDomainInTeam } from "../domains/get-domain";
-import { FAILURE_RETENTION_MS } from "../../durable-objects/domain-reports/failures";
+import { FAILURE_RETENTION_MS } from "../../durable-objects/domain-store/failures";
 import { countFailures, type FailureRow, listFailures, type ReceivedRange } from "./store";
 
 export interface FailureQuery extends PaginationQuery {

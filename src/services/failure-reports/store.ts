@@ -3,7 +3,7 @@
 // (docs/decisions.md D127), whose alarm purges them after 30 days (D106). Rows hold only what D106 lets
 // the service keep. Does I/O (the domain's Durable Object).
 import type { Services } from "../../services";
-import { domainReports } from "../domains/reports-object";
+import { domainStore } from "../domains/domain-store";
 
 /** One stored failure sample, as the store takes and returns it. */
 export interface FailureRow {
@@ -31,7 +31,7 @@ export interface ReceivedRange {
 }
 
 export async function insertFailure(svc: Pick<Services, "env">, domainId: number, row: NewFailure, receivedAt: Date): Promise<void> {
-  await domainReports(svc, { id: domainId }).insertFailure({ ...row, receivedAt: receivedAt.getTime() });
+  await domainStore(svc, { id: domainId }).insertFailure({ ...row, receivedAt: receivedAt.getTime() });
 }
 
 /** A page of one domain's samples, newest received first. */
@@ -41,9 +41,9 @@ export async function listFailures(
   range: ReceivedRange,
   page: { limit: number; offset: number },
 ): Promise<FailureRow[]> {
-  return domainReports(svc, { id: domainId }).listFailures(range, page.limit, page.offset);
+  return domainStore(svc, { id: domainId }).listFailures(range, page.limit, page.offset);
 }
 
 export async function countFailures(svc: Pick<Services, "env">, domainId: number, range: ReceivedRange): Promise<number> {
-  return domainReports(svc, { id: domainId }).countFailures(range);
+  return domainStore(svc, { id: domainId }).countFailures(range);
 }

@@ -15,10 +15,10 @@
 import { REPORT_LIMITS } from "../../lib/plans";
 import type { Services } from "../../services";
 import { commitAll, type Statement } from "../commit";
-import type { DmarcRowTuple } from "../../durable-objects/domain-reports/types";
+import type { DmarcRowTuple } from "../../durable-objects/domain-store/types";
 import { planOf } from "../dmarc/quota";
 import { dailyStatements, reporterDayStatement } from "../dmarc/summary";
-import { domainReports } from "../domains/reports-object";
+import { domainStore } from "../domains/domain-store";
 import { deleteReports, dropDmarcIfEmpty, type LegacyReport, type LegacyRow, nextBatch, presentTables, reportRows } from "./legacy";
 import { dropTlsIfEmpty, moveTlsBatch } from "./tls";
 
@@ -52,7 +52,7 @@ function policyOf(text: string | null): unknown {
 
 /** Moves one batch of one domain: object writes, then the D1 summaries, then the legacy deletes. */
 export async function moveBatch(svc: Services, domainId: number, reports: LegacyReport[]): Promise<{ rows: number }> {
-  const object = domainReports(svc, { id: domainId });
+  const object = domainStore(svc, { id: domainId });
   const retentionDays = REPORT_LIMITS[await planOf(svc, domainId)].retention_days;
   const statements: Statement[] = [];
   const toMark: number[] = [];

@@ -8,7 +8,7 @@ import type { TlsPolicyReport } from "../../core/tls-rpt/report";
 import { REPORT_LIMITS } from "../../lib/plans";
 import type { Services } from "../../services";
 import { planOf } from "../dmarc/quota";
-import { domainReports } from "../domains/reports-object";
+import { domainStore } from "../domains/domain-store";
 import { presentTables } from "./legacy";
 
 /** Reports per batch: one report may hold 10,000 failure details (docs/limits.md). */
@@ -51,7 +51,7 @@ export async function moveTlsBatch(svc: Services): Promise<number> {
     SELECT policy_id, result_type, sending_mta_ip, receiving_mx_hostname, receiving_ip, failed_count, failure_reason_code
     FROM legacy_tls_failures WHERE policy_id IN (${ids(policyIds)}) ORDER BY id`);
 
-  const object = domainReports(svc, { id: domainId });
+  const object = domainStore(svc, { id: domainId });
   const retentionDays = REPORT_LIMITS[await planOf(svc, domainId)].retention_days;
   for (const r of reports) {
     const own = policies.filter((p) => Number(p.report_id) === Number(r.id));

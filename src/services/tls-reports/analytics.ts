@@ -6,7 +6,7 @@ import { DAY_MS } from "../../lib/time";
 import type { Services } from "../../services";
 import type { ServiceContext } from "../context";
 import { getDomainInTeam } from "../domains/get-domain";
-import { domainReports } from "../domains/reports-object";
+import { domainStore } from "../domains/domain-store";
 import { tlsRptRua } from "./address";
 
 /** Rows per list (failure types, MX hosts, policies): the biggest first. */
@@ -28,7 +28,7 @@ export async function getTlsAnalytics(svc: Services, ctx: ServiceContext, domain
   const todayMs = Date.parse(`${dayStr(svc.clock.now().getTime())}T00:00:00Z`);
   const from = dayStr(todayMs - (days - 1) * DAY_MS);
   const to = dayStr(todayMs);
-  const { summary, daily, byType, byMx, policies } = await domainReports(svc, domain).tlsAnalytics(from, to, TLS_LIST_LIMIT);
+  const { summary, daily, byType, byMx, policies } = await domainStore(svc, domain).tlsAnalytics(from, to, TLS_LIST_LIMIT);
 
   const ok = n(summary?.ok);
   const bad = n(summary?.bad);

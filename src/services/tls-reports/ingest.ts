@@ -10,7 +10,7 @@ import { DAY_MS } from "../../lib/time";
 import type { Services } from "../../services";
 import { domainForRecipient, refused } from "../dmarc/ingest";
 import { planOf } from "../dmarc/quota";
-import { domainReports } from "../domains/reports-object";
+import { domainStore } from "../domains/domain-store";
 import { storeTlsReport, type TlsStoreTarget } from "./store";
 
 export interface TlsIngestInput {
@@ -58,7 +58,7 @@ export async function ingestTlsReport(svc: Services, input: TlsIngestInput, via:
   if (!t.verified) throw refused("domain_not_verified", "This report address belongs to a domain whose ownership is not verified.");
   const limits = REPORT_LIMITS[await planOf(svc, t.id)];
   // The daily report count of the DMARC address applies to TLS reports too, counted apart (docs/limits.md).
-  const today = await domainReports(svc, t).tlsIntake(startOfDay(now).getTime());
+  const today = await domainStore(svc, t).tlsIntake(startOfDay(now).getTime());
   if (today >= limits.reports_per_day) {
     const retry = Math.max(1, Math.ceil((startOfDay(now).getTime() + DAY_MS - now.getTime()) / 1000));
     throw new ApiError(429, "quota_exceeded", `This domain accepts ${limits.reports_per_day} TLS reports a day on its plan; retry tomorrow.`, undefined, {

@@ -4,7 +4,7 @@
 import type { ParsedTlsReport } from "../../core/tls-rpt/report";
 import type { Services } from "../../services";
 import type { AlertDraft } from "../alerts/types";
-import { domainReports } from "../domains/reports-object";
+import { domainStore } from "../domains/domain-store";
 
 export const TLS_SPIKE_RULE = {
   baselineDays: 14,
@@ -29,7 +29,7 @@ export async function tlsFailureSpike(
   const rate = r.failed / sessions;
   if (rate < TLS_SPIKE_RULE.minRate) return null;
   const since = new Date(Date.parse(`${day}T00:00:00Z`) - TLS_SPIKE_RULE.baselineDays * 86_400_000).toISOString().slice(0, 10);
-  const base = await domainReports(svc, target).tlsBaseline(since, day);
+  const base = await domainStore(svc, target).tlsBaseline(since, day);
   const baseSessions = base.ok + base.bad;
   const baseRate = baseSessions > 0 ? base.bad / baseSessions : 0;
   if (baseSessions >= TLS_SPIKE_RULE.minSessions && rate < TLS_SPIKE_RULE.ratio * baseRate) return null;

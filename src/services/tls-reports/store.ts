@@ -9,7 +9,7 @@ import type { Services } from "../../services";
 import { openAlertKeys, upsertAlerts } from "../alerts/raise";
 import { commitAll } from "../commit";
 import { planOf } from "../dmarc/quota";
-import { domainReports } from "../domains/reports-object";
+import { domainStore } from "../domains/domain-store";
 import { reportEvent } from "../dmarc/summary";
 import { tlsFailureSpike } from "./spike";
 
@@ -23,7 +23,7 @@ export async function storeTlsReport(svc: Services, target: TlsStoreTarget, r: P
   const { db } = svc;
   const now = svc.clock.now();
   const day = r.begin.toISOString().slice(0, 10);
-  const object = domainReports(svc, target);
+  const object = domainStore(svc, target);
   // The baseline is read before this report is stored (days before its own day: it would not count anyway).
   const spike = await tlsFailureSpike(svc, target, r, day);
   const stored = await object.ingestTls({

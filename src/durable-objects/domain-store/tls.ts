@@ -2,7 +2,7 @@
 // its policies and failure details in one transaction, and the analytics the D1 path computed.
 import { and, eq, sql } from "drizzle-orm";
 import type { TlsPolicyReport } from "../../core/tls-rpt/report";
-import { chunks, col, num, type ReportsDb } from "./db";
+import { chunks, col, num, type StoreDb } from "./db";
 import { nextSeq } from "./dmarc-write";
 import { tlsReports } from "./schema";
 
@@ -33,7 +33,7 @@ export interface TlsIngestResult {
   seq: number;
 }
 
-export function ingestTls(db: ReportsDb, kv: SyncKvStorage, r: TlsIngestInput): TlsIngestResult {
+export function ingestTls(db: StoreDb, kv: SyncKvStorage, r: TlsIngestInput): TlsIngestResult {
   const existing = db
     .select({ id: tlsReports.id, summarisedAt: tlsReports.summarisedAt })
     .from(tlsReports)
@@ -73,24 +73,24 @@ export function ingestTls(db: ReportsDb, kv: SyncKvStorage, r: TlsIngestInput): 
   return { status: "stored", ref, seq: nextSeq(kv) };
 }
 
-export function markTlsSummarised(db: ReportsDb, ref: number, nowMs: number): void {
+export function markTlsSummarised(db: StoreDb, ref: number, nowMs: number): void {
   db.update(tlsReports).set({ summarisedAt: nowMs }).where(eq(tlsReports.id, ref)).run();
 }
 
 /** Reports received since `sinceMs` (the daily report count, docs/limits.md). */
-export function intake(db: ReportsDb, sinceMs: number): number {
+export function intake(db: StoreDb, sinceMs: number): number {
   return num(db.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM tls_reports WHERE received_at >= ${sinceMs}`)?.n);
 }
 
 /** Sessions of the days from `since` up to (not including) `before`: the spike baseline (D102). */
-export function baseline(db: ReportsDb, since: string, before: string): { ok: number; bad: number } {
+export function baseline(db: StoreDb, since: string, before: string): { ok: number; bad: number } {
   const b = db.get<{ ok: number | null; bad: number | null }>(
     sql`SELECT SUM(successful) AS ok, SUM(failed) AS bad FROM tls_reports WHERE day >= ${since} AND day < ${before}`,
   );
   return { ok: num(b?.ok), bad: num(b?.bad) };
 }
 
-export function analytics(db: ReportsDb, from: string, to: string, limit: number) {
+export function analytics(db: StoreDb, from: string, to: string, limit: number) {
   const inWindow = sql`day >= ${from} AND day <= ${to}`;
   return {
     summary: db.get<{ reports: number; orgs: number; ok: number | null; bad: number | null; last: number | null }>(sql`

@@ -1,13 +1,13 @@
 // One domain's report data (docs/decisions.md D120): a SQLite-backed Durable Object per domain holding
 // DMARC report identities and aggregated rows, SMTP TLS reports and DMARC failure samples (D127).
-// Reached only through services/domains/reports-object.ts, for a domain already loaded (D121).
+// Reached only through services/domains/domain-store.ts, for a domain already loaded (D121).
 // Does I/O: its own SQLite storage (drizzle durable-sqlite, its own migrations) and its alarm.
 import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { sql } from "drizzle-orm";
 import { REPORT_LIMITS } from "../../lib/plans";
-import { num, type ReportsDb } from "./db";
+import { num, type StoreDb } from "./db";
 import * as reads from "./dmarc-read";
 import * as samples from "./failures";
 import { ingestDmarc, markSummarised } from "./dmarc-write";
@@ -20,8 +20,8 @@ import type { DmarcIngestInput, DmarcIngestResult, DmarcWindowQuery, Intake } fr
 /** Kept when no write ever told the object its plan: the longest plan retention (docs/limits.md). */
 const DEFAULT_RETENTION_DAYS = Math.max(...Object.values(REPORT_LIMITS).map((l) => l.retention_days));
 
-export class DomainReports extends DurableObject {
-  private readonly db: ReportsDb;
+export class DomainStore extends DurableObject {
+  private readonly db: StoreDb;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as never);

@@ -3,7 +3,7 @@ import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { sql } from "drizzle-orm";
 import type * as schema from "./schema";
 
-export type ReportsDb = DrizzleSqliteDODatabase<typeof schema>;
+export type StoreDb = DrizzleSqliteDODatabase<typeof schema>;
 
 /** Rows per INSERT ... SELECT FROM json_each: one bound JSON string stays far below the statement limits. */
 const ROWS_PER_CHUNK = 1000;

@@ -1,7 +1,7 @@
 // The object's daily alarm (docs/decisions.md D123): purge what the plan no longer keeps, and roll rows
 // older than ROLLUP_DAYS up into one per (day, source, outcome) across reporters. Bounded per run.
 import { sql } from "drizzle-orm";
-import { dayOf, num, type ReportsDb } from "./db";
+import { dayOf, num, type StoreDb } from "./db";
 
 export const ROLLUP_DAYS = 30;
 /** Days rolled up per alarm run; more left means the next run comes sooner. */
@@ -25,7 +25,7 @@ export interface MaintenanceResult {
   more: boolean;
 }
 
-export function maintain(db: ReportsDb, retentionDays: number, nowMs: number): MaintenanceResult {
+export function maintain(db: StoreDb, retentionDays: number, nowMs: number): MaintenanceResult {
   const cutDay = dayOf(nowMs - retentionDays * DAY_MS);
   const cutMs = nowMs - retentionDays * DAY_MS;
   const rows = num(db.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM rows WHERE day < ${cutDay}`)?.n);

@@ -1,13 +1,13 @@
 // The per-domain DMARC views, read inside the domain's object: the same SQL the D1 path ran over
 // dmarc_rows, minus the domain filter (the object holds one domain) (docs/decisions.md D121).
 import { sql, type SQL } from "drizzle-orm";
-import { num, type ReportsDb } from "./db";
+import { num, type StoreDb } from "./db";
 import type { DmarcWindowQuery, Intake } from "./types";
 
 const PASS_EXPR = sql`CASE WHEN r.dkim_aligned = 1 OR r.spf_aligned = 1 THEN r.messages ELSE 0 END`;
 const PASSED = sql`(r.dkim_aligned = 1 OR r.spf_aligned = 1)`;
 
-export function analytics(db: ReportsDb, q: DmarcWindowQuery) {
+export function analytics(db: StoreDb, q: DmarcWindowQuery) {
   const rows = sql`rows r WHERE r.day >= ${q.from} AND r.day <= ${q.to}`;
   const own = sql`(lower(r.spf_domain) = ${q.domainName} OR lower(r.spf_domain) LIKE ${`%.${q.domainName}`})`;
   return {
@@ -56,7 +56,7 @@ function outcome(result: "pass" | "fail" | undefined): SQL {
 }
 
 /** Grouped per source in the window; `result` keeps only passing or failing messages. */
-export function sourceRows(db: ReportsDb, from: string, to: string, result: "pass" | "fail" | undefined, limit: number, offset: number): SourceRow[] {
+export function sourceRows(db: StoreDb, from: string, to: string, result: "pass" | "fail" | undefined, limit: number, offset: number): SourceRow[] {
   return db.all<SourceRow>(sql`
     SELECT r.source_ip AS ip, SUM(r.messages) AS messages, SUM(CASE WHEN ${PASSED} THEN r.messages ELSE 0 END) AS pass,
       SUM(CASE WHEN r.spf_result = 'pass' THEN r.messages ELSE 0 END) AS spf_pass,
@@ -67,7 +67,7 @@ export function sourceRows(db: ReportsDb, from: string, to: string, result: "pas
     GROUP BY r.source_ip ORDER BY messages DESC, ip LIMIT ${limit} OFFSET ${offset}`);
 }
 
-export function countSources(db: ReportsDb, from: string, to: string, result: "pass" | "fail" | undefined): number {
+export function countSources(db: StoreDb, from: string, to: string, result: "pass" | "fail" | undefined): number {
   return num(db.get<{ n: number }>(sql`SELECT COUNT(DISTINCT r.source_ip) AS n FROM rows r WHERE r.day >= ${from} AND r.day <= ${to}${outcome(result)}`)?.n);
 }
 
@@ -87,7 +87,7 @@ export interface ReportRow {
 const REPORT_COLUMNS = sql`id, org_name, email, report_id, date_begin, date_end, received_at, policy, messages, pass`;
 
 /** Newest report period first (date_end, then the later arrival). */
-export function listReports(db: ReportsDb, limit: number, offset: number): { rows: ReportRow[]; total: number } {
+export function listReports(db: StoreDb, limit: number, offset: number): { rows: ReportRow[]; total: number } {
   return {
     rows: db.all<ReportRow>(sql`SELECT ${REPORT_COLUMNS} FROM reports ORDER BY date_end DESC, id DESC LIMIT ${limit} OFFSET ${offset}`),
     total: num(db.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM reports`)?.n),
@@ -109,7 +109,7 @@ export interface RecordRow {
 }
 
 /** One report and a page of its records (one per source and outcome, summed over its days), or null. */
-export function getReport(db: ReportsDb, id: number, limit: number, offset: number): { row: ReportRow; records: RecordRow[]; total: number } | null {
+export function getReport(db: StoreDb, id: number, limit: number, offset: number): { row: ReportRow; records: RecordRow[]; total: number } | null {
   const row = db.get<ReportRow | undefined>(sql`SELECT ${REPORT_COLUMNS} FROM reports WHERE id = ${id}`);
   if (!row) return null;
   const o = sql`r.source_ip, r.header_from, r.disposition, r.dkim_domain, r.dkim_selector, r.dkim_result, r.dkim_aligned, r.spf_domain, r.spf_result, r.spf_aligned`;
@@ -123,7 +123,7 @@ export function getReport(db: ReportsDb, id: number, limit: number, offset: numb
 }
 
 /** Reports and records received since `sinceMs`, and the reports of one reporter (docs/limits.md). */
-export function intake(db: ReportsDb, sinceMs: number, reporter?: { orgName: string; email: string | null }): Intake {
+export function intake(db: StoreDb, sinceMs: number, reporter?: { orgName: string; email: string | null }): Intake {
   const all = db.get<{ n: number; records: number | null }>(sql`SELECT COUNT(*) AS n, SUM(records) AS records FROM reports WHERE received_at >= ${sinceMs}`);
   const mine = reporter
     ? db.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM reports WHERE received_at >= ${sinceMs} AND org_name = ${reporter.orgName}
@@ -133,7 +133,7 @@ export function intake(db: ReportsDb, sinceMs: number, reporter?: { orgName: str
 }
 
 /** Sources that passed DMARC since `fromDay`, by volume (blocklist lookups of checks). */
-export function alignedSendingIps(db: ReportsDb, fromDay: string, limit: number): string[] {
+export function alignedSendingIps(db: StoreDb, fromDay: string, limit: number): string[] {
   return db
     .all<{ ip: string }>(sql`
       SELECT r.source_ip AS ip FROM rows r WHERE r.day >= ${fromDay} AND ${PASSED}
@@ -151,7 +151,7 @@ export interface EvidenceRow {
 const SUMS = sql`SUM(messages) AS messages, SUM(CASE WHEN dkim_result = 'pass' THEN messages ELSE 0 END) AS pass, group_concat(DISTINCT source_ip) AS sources`;
 
 /** DKIM evidence per selector of d=<domain> since `fromDay` (the DKIM inventory views). */
-export function selectorEvidence(db: ReportsDb, domainName: string, fromDay: string, limit: number, selector?: string): EvidenceRow[] {
+export function selectorEvidence(db: StoreDb, domainName: string, fromDay: string, limit: number, selector?: string): EvidenceRow[] {
   return db.all<EvidenceRow>(sql`
     SELECT lower(dkim_selector) AS key, ${SUMS} FROM rows
     WHERE day >= ${fromDay} AND dkim_selector IS NOT NULL AND lower(dkim_domain) = ${domainName}
@@ -160,7 +160,7 @@ export function selectorEvidence(db: ReportsDb, domainName: string, fromDay: str
 }
 
 /** DKIM signing domains seen since `fromDay`, most messages first. */
-export function signers(db: ReportsDb, fromDay: string, limit: number): EvidenceRow[] {
+export function signers(db: StoreDb, fromDay: string, limit: number): EvidenceRow[] {
   return db.all<EvidenceRow>(sql`
     SELECT lower(dkim_domain) AS key, ${SUMS} FROM rows WHERE day >= ${fromDay} AND dkim_domain IS NOT NULL
     GROUP BY lower(dkim_domain) ORDER BY SUM(messages) DESC LIMIT ${limit}`);

@@ -5,6 +5,6 @@ import { defineConfig } from "drizzle-kit";
 export default defineConfig({
   dialect: "sqlite",
   driver: "durable-sqlite",
-  schema: "./src/durable-objects/domain-reports/schema.ts",
-  out: "./src/durable-objects/domain-reports/migrations",
+  schema: "./src/durable-objects/domain-store/schema.ts",
+  out: "./src/durable-objects/domain-store/migrations",
 });

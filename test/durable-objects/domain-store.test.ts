@@ -4,12 +4,12 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { DmarcIngestInput, DmarcRowTuple } from "../../src/durable-objects/domain-reports/types";
+import type { DmarcIngestInput, DmarcRowTuple } from "../../src/durable-objects/domain-store/types";
 
 const DAY = 86_400_000;
 const NOW = Date.parse("2026-06-15T12:00:00Z");
 let n = 0;
-const fresh = () => env.DOMAIN_REPORTS.getByName(`test:${++n}:${Math.random()}`);
+const fresh = () => env.DOMAIN_STORE.getByName(`test:${++n}:${Math.random()}`);
 
 const row = (day: string, ip: string, messages: number, aligned: 0 | 1, selector = "s1"): DmarcRowTuple => [
   day,
@@ -42,7 +42,7 @@ function report(o: Partial<DmarcIngestInput> & { reportId: string; rows: DmarcRo
   };
 }
 
-describe("DomainReports object", () => {
+describe("DomainStore object", () => {
   it("starts empty with its schema migrated on first use", async () => {
     const stub = fresh();
     expect(await stub.stats()).toEqual({ reports: 0, rows: 0, messages: 0, tlsReports: 0, failures: 0 });

@@ -3,4 +3,4 @@
 // so input never names an object and another team's domain id never reaches one. No I/O itself.
 import type { Services } from "../../services";
 
-export const domainReports = (svc: Pick<Services, "env">, domain: { id: number }) => svc.env.DOMAIN_REPORTS.getByName(`domain:${domain.id}`);
+export const domainStore = (svc: Pick<Services, "env">, domain: { id: number }) => svc.env.DOMAIN_STORE.getByName(`domain:${domain.id}`);

@@ -1,7 +1,7 @@
 // Writing one DMARC aggregate report into the domain's object: identity, report row and aggregated rows
 // in ONE SQLite transaction, then the absolute totals of the days it touches (docs/decisions.md D122).
 import { and, eq, sql } from "drizzle-orm";
-import { chunks, col, dayOf, num, type ReportsDb } from "./db";
+import { chunks, col, dayOf, num, type StoreDb } from "./db";
 import { reports } from "./schema";
 import type { DayTotals, DmarcIngestInput, DmarcIngestResult } from "./types";
 
@@ -11,7 +11,7 @@ export const TOP_FAILING = 5;
 const PASS = sql`CASE WHEN dkim_aligned = 1 OR spf_aligned = 1 THEN messages ELSE 0 END`;
 
 /** Absolute totals of the given days over every stored report (reports counted on their first day). */
-export function dayTotals(db: ReportsDb, days: string[]): DayTotals[] {
+export function dayTotals(db: StoreDb, days: string[]): DayTotals[] {
   return days.map((day) => {
     const start = Date.parse(`${day}T00:00:00Z`);
     const m = db.get<{ messages: number | null; pass: number | null }>(
@@ -34,7 +34,7 @@ export function nextSeq(kv: SyncKvStorage): number {
   return seq;
 }
 
-function seenIps(db: ReportsDb, ips: string[], ref: number): string[] {
+function seenIps(db: StoreDb, ips: string[], ref: number): string[] {
   if (ips.length === 0) return [];
   const list = sql.join(
     ips.slice(0, 90).map((ip) => sql`${ip}`),
@@ -46,13 +46,13 @@ function seenIps(db: ReportsDb, ips: string[], ref: number): string[] {
     .map((r) => r.ip);
 }
 
-function touchedDays(db: ReportsDb, ref: number, dateBegin: number): string[] {
+function touchedDays(db: StoreDb, ref: number, dateBegin: number): string[] {
   const days = new Set(db.all<{ day: string }>(sql`SELECT DISTINCT day FROM rows WHERE report_ref = ${ref}`).map((d) => d.day));
   days.add(dayOf(dateBegin));
   return [...days].sort();
 }
 
-export function ingestDmarc(db: ReportsDb, kv: SyncKvStorage, input: DmarcIngestInput): DmarcIngestResult {
+export function ingestDmarc(db: StoreDb, kv: SyncKvStorage, input: DmarcIngestInput): DmarcIngestResult {
   const existing = db
     .select({ id: reports.id, receivedAt: reports.receivedAt, summarisedAt: reports.summarisedAt, dateBegin: reports.dateBegin })
     .from(reports)
@@ -114,6 +114,6 @@ export function ingestDmarc(db: ReportsDb, kv: SyncKvStorage, input: DmarcIngest
   };
 }
 
-export function markSummarised(db: ReportsDb, ref: number, nowMs: number): void {
+export function markSummarised(db: StoreDb, ref: number, nowMs: number): void {
   db.update(reports).set({ summarisedAt: nowMs }).where(eq(reports.id, ref)).run();
 }
