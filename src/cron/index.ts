@@ -3,7 +3,7 @@
 import type { Env } from "../env";
 import { createServices, type Services } from "../services";
 import { runDueChecks } from "../services/checks/due";
-import { pruneChecks } from "../services/checks/retention";
+import { sweepCheckArchive } from "../services/checks/archive";
 import { recheckOwnership } from "../services/domains/ownership";
 import { runDkimAudit } from "../services/dkim-inventory/audit";
 import { purgeDmarcData } from "../services/dmarc/retention";
@@ -24,6 +24,7 @@ export interface CronJob {
 export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
   [EVERY_MINUTE]: [
     { name: "due-checks", run: (svc) => runDueChecks(svc) },
+    { name: "checks-archive", run: (svc) => sweepCheckArchive(svc) },
     { name: "outbox-sweep", run: sweepOutbox },
     { name: "retry-sweep", run: sweepRetries },
     { name: "ownership-recheck", run: (svc) => recheckOwnership(svc) },
@@ -31,7 +32,6 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
   ],
   [DAILY]: [
     { name: "dkim-audit", run: (svc) => runDkimAudit(svc) },
-    { name: "checks-retention", run: pruneChecks },
     { name: "deliveries-retention", run: (svc) => purgeDeliveries(svc) },
     { name: "dmarc-retention", run: (svc) => purgeDmarcData(svc) },
     { name: "silent-reporters", run: (svc) => checkSilentReporters(svc) },

@@ -98,8 +98,18 @@ export const checks = sqliteTable(
     durationMs: integer("duration_ms"),
     error: text("error"),
     createdAt: createdAt(),
+    /**
+     * When the check and its diffs were copied into the domain's object (docs/decisions.md D135): the
+     * posture JSON and diffs leave D1 then; the row stays a little longer only so that a second run of
+     * the same check id still fails on the primary key, then it goes.
+     */
+    archivedAt: ms("archived_at"),
   },
-  (t) => [index("checks_domain_created_idx").on(t.domainId, t.createdAt)],
+  (t) => [
+    index("checks_domain_created_idx").on(t.domainId, t.createdAt),
+    index("checks_unarchived_idx").on(t.domainId, t.createdAt).where(sql`archived_at IS NULL`),
+    index("checks_archived_idx").on(t.archivedAt).where(sql`archived_at IS NOT NULL`),
+  ],
 );
 
 export const diffs = sqliteTable(

@@ -8,7 +8,7 @@ import type { AppEnv } from "../context";
 import { getDkimOverview } from "../services/dkim-inventory/overview";
 import { deleteDomain } from "../services/domains/delete-domain";
 import { getDomainDetail } from "../services/domains/domain-detail";
-import { listChecks, listDiffs } from "../services/domains/history";
+import { listChecks, listDiffs } from "../services/checks/history";
 import { pendingCheckOf } from "../services/domains/pending-check";
 import { requestCheck } from "../services/domains/request-check";
 import { LineChart } from "./charts";

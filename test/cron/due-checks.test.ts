@@ -4,7 +4,6 @@ import { env } from "cloudflare:workers";
 import { handleScheduled } from "../../src/cron";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { runDueChecks } from "../../src/services/checks/due";
-import { pruneChecks } from "../../src/services/checks/retention";
 import { CHECK_LEASE_MS } from "../../src/services/domains/schedule";
 import { makeTeam } from "../support/api";
 import { addDomain, captureChecks, clockedServices, markVerified } from "../support/monitoring";
@@ -69,28 +68,5 @@ describe("due checks (cron)", () => {
     await handleScheduled(createScheduledController({ cron: "* * * * *", scheduledTime: Date.now() }), env, ctx);
     await waitOnExecutionContext(ctx);
     expect(capture.sent.filter((m) => m.domain_id === d.id)).toHaveLength(1);
-  });
-
-  it("retention drops checks older than 400 days and old posture JSON except the latest check", async () => {
-    const team = await makeTeam();
-    const d = await addDomain(team);
-    const day = 86_400_000;
-    const now = Date.now();
-    const ins = (id: string, age: number) =>
-      env.DB.prepare("INSERT INTO checks (id, domain_id, status, trigger, posture, queries, created_at) VALUES (?, ?, 'completed', 'scheduled', '{}', 0, ?)")
-        .bind(id, d.id, now - age * day)
-        .run();
-    await ins(`chk_old_${d.id}`, 401);
-    await ins(`chk_mid_${d.id}`, 40);
-    await ins(`chk_last_${d.id}`, 35);
-    await env.DB.prepare("UPDATE domains SET last_check_id = ? WHERE id = ?").bind(`chk_last_${d.id}`, d.id).run();
-    await pruneChecks(clockedServices(new Date(now)));
-    const rows = await env.DB.prepare("SELECT id, posture IS NULL AS dropped FROM checks WHERE domain_id = ? ORDER BY created_at")
-      .bind(d.id)
-      .all<{ id: string; dropped: number }>();
-    expect(rows.results).toEqual([
-      { id: `chk_mid_${d.id}`, dropped: 1 },
-      { id: `chk_last_${d.id}`, dropped: 0 },
-    ]);
   });
 });

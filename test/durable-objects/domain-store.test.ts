@@ -45,13 +45,13 @@ function report(o: Partial<DmarcIngestInput> & { reportId: string; rows: DmarcRo
 describe("DomainStore object", () => {
   it("starts empty with its schema migrated on first use", async () => {
     const stub = fresh();
-    expect(await stub.stats()).toEqual({ reports: 0, rows: 0, messages: 0, tlsReports: 0, failures: 0 });
+    expect(await stub.stats()).toEqual({ reports: 0, rows: 0, messages: 0, tlsReports: 0, failures: 0, checks: 0 });
     await runInDurableObject(stub, (_i, state) => {
       const tables = state.storage.sql
         .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' ORDER BY name")
         .toArray()
         .map((t) => t.name);
-      expect(tables).toEqual(["failures", "reports", "rows", "tls_failures", "tls_policies", "tls_reports"]);
+      expect(tables).toEqual(["checks", "diffs", "failures", "reports", "rows", "tls_failures", "tls_policies", "tls_reports"]);
     });
   });
 
@@ -175,13 +175,83 @@ describe("DomainStore object", () => {
     expect(await stub.countFailures({})).toBe(2);
   });
 
-  it("destroy deletes every row and the alarm", async () => {
+  it("keeps checks and diffs once by id, pages them newest first, and the alarm applies the check history's retention", async () => {
+    const stub = fresh();
+    const check = (id: string, ageDays: number, posture: string | null = "{}") => ({
+      id,
+      status: "completed",
+      trigger: "scheduled",
+      score: 90,
+      grade: "A",
+      dmarcPolicy: "reject",
+      posture,
+      staleParts: ["dane"],
+      queries: 40,
+      durationMs: 120,
+      error: null,
+      createdAt: NOW - ageDays * DAY,
+    });
+    const diff = (id: number, checkId: string, ageDays: number) => ({
+      id,
+      checkId,
+      category: "spf",
+      field: "record",
+      before: "a",
+      after: "b",
+      severity: "Medium",
+      createdAt: NOW - ageDays * DAY,
+    });
+    const checks = [check("chk_401", 401), check("chk_40", 40), check("chk_35", 35), check("chk_1", 1, null)];
+    expect(await stub.storeChecks(checks, [diff(7, "chk_401", 401), diff(9, "chk_40", 40)])).toBe(4);
+    // The same copy again (a crash before D1 let go of it) adds nothing.
+    expect(await stub.storeChecks(checks, [diff(7, "chk_401", 401), diff(9, "chk_40", 40)])).toBe(0);
+    expect(await stub.heldChecks(["chk_40", "chk_other"])).toEqual(["chk_40"]);
+    const page = await stub.checkPage(2, 0);
+    expect(page.total).toBe(4);
+    expect(page.rows.map((c) => c.id)).toEqual(["chk_1", "chk_35"]);
+    expect(page.rows[0]).toMatchObject({ staleParts: ["dane"], queries: 40, createdAt: NOW - DAY });
+    expect((await stub.diffPage(10, 0)).rows.map((d) => d.id)).toEqual([9, 7]);
+
+    // 400 days of checks and diffs; posture JSON 30 days, except the newest posture (chk_35: chk_1 has none).
+    const out = await stub.maintain(NOW);
+    expect(out).toMatchObject({ checksPurged: 1, posturesDropped: 1 });
+    expect((await stub.checkPage(10, 0)).rows.map((c) => c.id)).toEqual(["chk_1", "chk_35", "chk_40"]);
+    expect((await stub.getCheck("chk_40"))?.posture).toBeNull();
+    expect((await stub.getCheck("chk_35"))?.posture).toBe("{}");
+    expect((await stub.diffPage(10, 0)).rows.map((d) => d.id)).toEqual([9]);
+    // The first copy set the daily alarm; with only history left it keeps coming back.
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    await runInDurableObject(stub, async (_i, state) => {
+      expect(await state.storage.getAlarm()).not.toBeNull();
+    });
+  });
+
+  it("destroy deletes every table, row and the alarm", async () => {
     const stub = fresh();
     await stub.ingestDmarc(report({ reportId: "x", rows: [row("2026-06-14", "192.0.2.1", 1, 1)] }));
+    await stub.storeChecks(
+      [
+        {
+          id: "chk_x",
+          status: "failed",
+          trigger: "manual",
+          score: null,
+          grade: null,
+          dmarcPolicy: null,
+          posture: null,
+          staleParts: null,
+          queries: 3,
+          durationMs: 9,
+          error: "x",
+          createdAt: NOW,
+        },
+      ],
+      [],
+    );
     await stub.destroy();
     await runInDurableObject(stub, async (_i, state) => {
       expect(await state.storage.getAlarm()).toBeNull();
-      expect(state.storage.sql.exec("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'rows'").one().n).toBe(0);
+      expect(state.storage.sql.exec("SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN ('rows', 'checks')").one().n).toBe(0);
     });
   });
 });

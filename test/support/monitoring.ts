@@ -96,11 +96,32 @@ export async function alertsOf(domainId: number) {
   return rows.results;
 }
 
-export async function diffsOf(domainId: number) {
-  const rows = await env.DB.prepare("SELECT check_id, category, field, before, after, severity FROM diffs WHERE domain_id = ? ORDER BY id")
+export interface DiffOf {
+  check_id: string;
+  category: string;
+  field: string;
+  before: string | null;
+  after: string | null;
+  severity: string;
+}
+
+/** A domain's diffs in id order: those copied into its object (docs/decisions.md D134) and any still in D1. */
+export async function diffsOf(domainId: number): Promise<DiffOf[]> {
+  const kept = await env.DOMAIN_STORE.getByName(`domain:${domainId}`).diffPage(10_000, 0);
+  const pending = await env.DB.prepare("SELECT id, check_id, category, field, before, after, severity FROM diffs WHERE domain_id = ?")
     .bind(domainId)
-    .all<{ check_id: string; category: string; field: string; before: string | null; after: string | null; severity: string }>();
-  return rows.results;
+    .all<DiffOf & { id: number }>();
+  const byId = new Map<number, DiffOf>(pending.results.map(({ id, ...d }) => [id, d]));
+  for (const d of kept.rows) {
+    byId.set(d.id, { check_id: d.checkId, category: d.category, field: d.field, before: d.before, after: d.after, severity: d.severity });
+  }
+  return [...byId.entries()].sort((a, b) => a[0] - b[0]).map(([, d]) => d);
+}
+
+/** A domain's checks oldest first, as its object holds them (every check once copied, docs/decisions.md D134). */
+export async function checksOf(domainId: number) {
+  const kept = await env.DOMAIN_STORE.getByName(`domain:${domainId}`).checkPage(10_000, 0);
+  return kept.rows.reverse();
 }
 
 /** Marks a domain verified directly (for tests that are not about verification). */

@@ -1,4 +1,5 @@
-// The posture a check row stores (checks.posture) and the single-domain view shows. Types only.
+// The posture a check row stores (checks.posture) and the single-domain view shows, and its JSON text as the
+// domain's object keeps it (docs/decisions.md D134). No I/O.
 import type { DomainAnalysis } from "./analyze-domain";
 import type { PostureSnapshot } from "./diff";
 import type { CategorizedFinding } from "./types";
@@ -12,3 +13,6 @@ export interface StoredPosture {
   /** Last known good snapshot per part (stale parts hold the previous check's value). */
   snapshot: PostureSnapshot;
 }
+
+/** The posture JSON text a domain's object keeps, as the stored posture it was written from. */
+export const parsePosture = (text: string | null): StoredPosture | null => (text === null ? null : (JSON.parse(text) as StoredPosture));

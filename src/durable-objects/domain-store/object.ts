@@ -1,6 +1,7 @@
-// One domain's report data (docs/decisions.md D120): a SQLite-backed Durable Object per domain holding
-// DMARC report identities and aggregated rows, SMTP TLS reports and DMARC failure samples (D127).
-// Reached only through services/domains/domain-store.ts, for a domain already loaded (D121).
+// One domain's data beyond its current state (docs/decisions.md D120, D134): a SQLite-backed Durable
+// Object per domain holding DMARC report identities and aggregated rows, SMTP TLS reports, DMARC failure
+// samples (D127) and the check history with its diffs (D134). Reached only through
+// services/domains/domain-store.ts, for a domain already loaded (D121).
 // Does I/O: its own SQLite storage (drizzle durable-sqlite, its own migrations) and its alarm.
 import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
@@ -8,6 +9,7 @@ import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { sql } from "drizzle-orm";
 import { REPORT_LIMITS } from "../../lib/plans";
 import { num, type StoreDb } from "./db";
+import * as history from "./checks";
 import * as reads from "./dmarc-read";
 import * as samples from "./failures";
 import { ingestDmarc, markSummarised } from "./dmarc-write";
@@ -116,18 +118,59 @@ export class DomainStore extends DurableObject {
     return samples.countFailures(this.db, range);
   }
 
-  /** What the object holds (tests, the mover's progress). */
-  stats(): { reports: number; rows: number; messages: number; tlsReports: number; failures: number } {
-    const r = this.db.get<{ reports: number; rows: number; messages: number | null; tls: number; failures: number }>(sql`
-      SELECT (SELECT COUNT(*) FROM reports) AS reports, (SELECT COUNT(*) FROM rows) AS rows,
-        (SELECT SUM(messages) FROM rows) AS messages, (SELECT COUNT(*) FROM tls_reports) AS tls, (SELECT COUNT(*) FROM failures) AS failures`);
-    return { reports: num(r?.reports), rows: num(r?.rows), messages: num(r?.messages), tlsReports: num(r?.tls), failures: num(r?.failures) };
+  /** Checks (with their diffs) copied from the D1 outbox, in one transaction; a copy held already adds nothing (D135). */
+  async storeChecks(rows: history.CheckRow[], changes: history.DiffRow[]): Promise<number> {
+    const added = this.ctx.storage.transactionSync(() => history.storeChecks(this.db, rows, changes));
+    const newest = Math.max(0, ...rows.map((r) => r.createdAt));
+    await this.ensureAlarm(newest);
+    return added;
   }
 
-  /** Retention and rollup (D123) at `nowMs`; the alarm runs it with the current time. */
-  maintain(nowMs: number = Date.now()): MaintenanceResult & { failuresPurged: number } {
+  /** Which of these check ids are stored here (a redelivered check message, D135). */
+  heldChecks(ids: string[]): string[] {
+    return history.heldChecks(this.db, ids);
+  }
+
+  getCheck(id: string): history.CheckRow | null {
+    return history.getCheck(this.db, id);
+  }
+
+  checkPage(limit: number, offset: number) {
+    return history.checkPage(this.db, limit, offset);
+  }
+
+  diffPage(limit: number, offset: number) {
+    return history.diffPage(this.db, limit, offset);
+  }
+
+  /** What the object holds (tests, the mover's progress). */
+  stats(): { reports: number; rows: number; messages: number; tlsReports: number; failures: number; checks: number } {
+    const r = this.db.get<{ reports: number; rows: number; messages: number | null; tls: number; failures: number; checks: number }>(sql`
+      SELECT (SELECT COUNT(*) FROM reports) AS reports, (SELECT COUNT(*) FROM rows) AS rows,
+        (SELECT SUM(messages) FROM rows) AS messages, (SELECT COUNT(*) FROM tls_reports) AS tls, (SELECT COUNT(*) FROM failures) AS failures,
+        (SELECT COUNT(*) FROM checks) AS checks`);
+    return {
+      reports: num(r?.reports),
+      rows: num(r?.rows),
+      messages: num(r?.messages),
+      tlsReports: num(r?.tls),
+      failures: num(r?.failures),
+      checks: num(r?.checks),
+    };
+  }
+
+  /** Retention and rollup (D123) and the check history's retention (D136) at `nowMs`; the alarm runs it with the current time. */
+  maintain(nowMs: number = Date.now()): MaintenanceResult & { failuresPurged: number; checksPurged: number; posturesDropped: number } {
     const retention = this.ctx.storage.kv.get<number>("retention_days") ?? DEFAULT_RETENTION_DAYS;
-    return this.ctx.storage.transactionSync(() => ({ ...maintain(this.db, retention, nowMs), failuresPurged: samples.purgeFailures(this.db, nowMs) }));
+    return this.ctx.storage.transactionSync(() => {
+      const kept = history.purgeChecks(this.db, nowMs);
+      return {
+        ...maintain(this.db, retention, nowMs),
+        failuresPurged: samples.purgeFailures(this.db, nowMs),
+        checksPurged: kept.checks,
+        posturesDropped: kept.postures,
+      };
+    });
   }
 
   override async alarm(): Promise<void> {
@@ -135,11 +178,11 @@ export class DomainStore extends DurableObject {
     const out = this.maintain(now);
     // Empty after the purge: nothing to come back for until the next write sets an alarm again.
     const left = this.stats();
-    if (left.reports + left.rows + left.tlsReports + left.failures === 0) return;
+    if (left.reports + left.rows + left.tlsReports + left.failures + left.checks === 0) return;
     await this.ctx.storage.setAlarm(out.more ? now + 60_000 : nextAlarmAt(now));
   }
 
-  /** The domain was deleted: every byte of its report data goes, and its alarm (D124). */
+  /** The domain was deleted: every byte of its reports and history goes, and its alarm (D124). */
   async destroy(): Promise<void> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();

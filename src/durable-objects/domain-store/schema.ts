@@ -125,3 +125,45 @@ export const failures = sqliteTable(
   },
   (t) => [index("failures_received_idx").on(t.receivedAt)],
 );
+
+/**
+ * The domain's check history (docs/decisions.md D134): every check once its D1 batch committed, copied
+ * here under its own id (chk_...), the full posture JSON for 30 days (the newest always), the rest for
+ * 400 days (docs/limits.md). D1 keeps only the domain's current state.
+ */
+export const checks = sqliteTable(
+  "checks",
+  {
+    id: text("id").primaryKey(),
+    status: text("status").notNull(), // completed | failed
+    trigger: text("trigger").notNull(), // scheduled | manual | verify
+    score: integer("score"),
+    grade: text("grade"),
+    dmarcPolicy: text("dmarc_policy"),
+    // The check's StoredPosture (src/core/posture/stored.ts) as JSON text, parsed by the service that reads
+    // it; null once older than 30 days, or for a failed check.
+    posture: text("posture"),
+    staleParts: text("stale_parts", { mode: "json" }).$type<string[]>(),
+    queries: integer("queries").notNull(),
+    durationMs: integer("duration_ms"),
+    error: text("error"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("checks_created_idx").on(t.createdAt)],
+);
+
+/** One changed field of a check, under the id D1 gave it when the check was recorded. */
+export const diffs = sqliteTable(
+  "diffs",
+  {
+    id: integer("id").primaryKey(),
+    checkId: text("check_id").notNull(),
+    category: text("category").notNull(),
+    field: text("field").notNull(),
+    before: text("before"),
+    after: text("after"),
+    severity: text("severity").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("diffs_created_idx").on(t.createdAt), index("diffs_check_idx").on(t.checkId)],
+);

@@ -5,7 +5,7 @@ import { pageMeta, PaginationQuery } from "../../lib/pagination";
 import { createDomain } from "../../services/domains/create-domain";
 import { deleteDomain } from "../../services/domains/delete-domain";
 import { getDomainDetail } from "../../services/domains/domain-detail";
-import { listChecks, listDiffs } from "../../services/domains/history";
+import { listChecks, listDiffs } from "../../services/checks/history";
 import { CreateDomainBody } from "../../services/domains/inputs";
 import { listDomains } from "../../services/domains/list-domains";
 import { requestCheck } from "../../services/domains/request-check";

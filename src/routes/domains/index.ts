@@ -7,7 +7,7 @@ import { jsonBody } from "../../middleware/json-body";
 import { createDomain } from "../../services/domains/create-domain";
 import { deleteDomain } from "../../services/domains/delete-domain";
 import { getDomainDetail } from "../../services/domains/domain-detail";
-import { listChecks, listDiffs } from "../../services/domains/history";
+import { listChecks, listDiffs } from "../../services/checks/history";
 import { listDomains } from "../../services/domains/list-domains";
 import { requestCheck } from "../../services/domains/request-check";
 import { verifyDomain } from "../../services/domains/verify-domain";

@@ -1,4 +1,5 @@
-// One check of one domain (docs/decisions.md D7): all DNS/RDAP first, then ONE D1 batch with the check, diffs, events, alerts and schedule. Does I/O.
+// One check of one domain (docs/decisions.md D7): all DNS/RDAP first, then ONE D1 batch with the check, diffs,
+// events, alerts and schedule; then the check and its diffs move to the domain's object (D134-D135). Does I/O.
 import { eq, sql } from "drizzle-orm";
 import { analyzeDomain } from "../../core/posture/analyze-domain";
 import { diffPostures } from "../../core/posture/diff";
@@ -17,8 +18,11 @@ import { buildEvent, type EventDraft } from "../events/emit";
 import type { CheckMessage } from "../messages";
 import { registrationExpiry } from "../rdap/expiry";
 import { changeAlerts, changeEvents, dkimChanges, expiryAlert, fieldText } from "./changes";
-import { mergePosture, type StoredPosture } from "./carry-over";
+import { mergePosture } from "./carry-over";
+import { parsePosture } from "../../core/posture/stored";
 import { gatherHints } from "./hints";
+import { archiveAfterCheck, archiveChecks } from "./archive";
+import { domainStore } from "../domains/domain-store";
 import { checkIntervalMs, FAILED_RETRY_MS } from "../domains/schedule";
 import { tlsRptRua } from "../tls-reports/address";
 import { defaultLists } from "../../core/dnsbl/zones";
@@ -33,7 +37,8 @@ const NOTHING_LISTED = { blacklist: { status: "present" as const, record: null, 
 
 export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckOutcome> {
   const db = svc.db;
-  // At-least-once delivery: the message names its check; a stored check means this one is a redelivery.
+  // At-least-once delivery: the message names its check; a stored check (in the D1 outbox or, once
+  // copied, in the domain's object, below) means this one is a redelivery.
   if (await db.select({ id: checks.id }).from(checks).where(eq(checks.id, msg.check_id)).get()) return { recorded: false, reason: "duplicate" };
   const found = await db
     .select({ domain: domains, plan: teams.plan })
@@ -43,13 +48,18 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
     .get();
   if (!found) return { recorded: false, reason: "no_domain" };
   const { domain, plan } = found;
+  // The history is read from the object only: first copy anything a crash left in D1 (newest first).
+  await archiveChecks(svc, domain);
+  const store = domainStore(svc, domain);
+  const held = store.heldChecks([msg.check_id]);
+  const prev = domain.lastCheckId ? await store.getCheck(domain.lastCheckId) : null;
+  if ((await held).length > 0) return { recorded: false, reason: "duplicate" };
   if (!domain.verified) return { recorded: false, reason: "not_verified" };
   // A newer check of this domain was reserved after this message was sent (this one outlived its lease
   // in the queue): that one runs, this one is dropped, so a backlog never doubles checks and events.
   if (domain.pendingCheckId !== null && domain.pendingCheckId !== msg.check_id) return { recorded: false, reason: "superseded" };
   const releasePending = sql`CASE WHEN pending_check_id = ${msg.check_id} THEN NULL ELSE pending_check_id END`;
-  const prev = domain.lastCheckId ? await db.select().from(checks).where(eq(checks.id, domain.lastCheckId)).get() : undefined;
-  const previous = prev?.status === "completed" ? (prev.posture as StoredPosture | null) : null;
+  const previous = prev?.status === "completed" ? parsePosture(prev.posture) : null;
 
   const started = Date.now();
   const now = svc.clock.now();
@@ -129,6 +139,7 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
       ],
       [failed.id],
     );
+    await archiveAfterCheck(svc, domain);
     return { recorded: true, status: "failed", checkId: msg.check_id, changes: 0, eventIds: [failed.id] };
   }
 
@@ -218,5 +229,6 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   // D1 batch = one transaction: a concurrent redelivery fails on the checks primary key and changes nothing.
   const eventIds = [...built.map((b) => b.id), ...alertUpserts.eventIds];
   await commitAll(svc, statements, eventIds);
+  await archiveAfterCheck(svc, domain);
   return { recorded: true, status: "completed", checkId: msg.check_id, changes: changes.length, eventIds };
 }

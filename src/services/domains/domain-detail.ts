@@ -1,9 +1,12 @@
-// The single-domain view: Domain fields, ownership record, DMARC report address and the latest check's posture. Does I/O (D1).
+// The single-domain view: Domain fields, ownership record, DMARC report address and the latest check's
+// posture, read from D1 while the check is still in its outbox there, else from the domain's object
+// (docs/decisions.md D135). Does I/O (D1, the domain's object).
 import { eq } from "drizzle-orm";
 import { checks } from "../../db/schema";
 import { iso } from "../../lib/time";
 import type { Services } from "../../services";
-import type { StoredPosture } from "../../core/posture/stored";
+import { parsePosture, type StoredPosture } from "../../core/posture/stored";
+import { domainStore } from "./domain-store";
 import { getDomainInTeam } from "./get-domain";
 import { domainView, reportAddress, verificationRecord } from "./views";
 import type { ServiceContext } from "../context";
@@ -11,8 +14,8 @@ import type { ServiceContext } from "../context";
 export async function getDomainDetail(svc: Services, ctx: ServiceContext, domainId: number) {
   const { teamId } = ctx;
   const domain = await getDomainInTeam(svc, teamId, domainId);
-  const last = domain.lastCheckId ? await svc.db.select().from(checks).where(eq(checks.id, domain.lastCheckId)).get() : undefined;
-  const stored = (last?.posture ?? null) as StoredPosture | null;
+  const last = domain.lastCheckId ? await latestCheck(svc, domain, domain.lastCheckId) : null;
+  const stored: StoredPosture | null = last?.posture ?? null;
   return {
     ...domainView(domain),
     verification: verificationRecord(domain),
@@ -21,7 +24,7 @@ export async function getDomainDetail(svc: Services, ctx: ServiceContext, domain
       last && stored
         ? {
             check_id: last.id,
-            checked_at: iso(last.createdAt),
+            checked_at: iso(new Date(last.createdAt)),
             stale_parts: last.staleParts ?? [],
             records: stored.records,
             blacklists: stored.blacklists,
@@ -33,3 +36,11 @@ export async function getDomainDetail(svc: Services, ctx: ServiceContext, domain
   };
 }
 export type DomainDetail = Awaited<ReturnType<typeof getDomainDetail>>;
+
+/** The check's own row: D1 holds its posture until the copy to the object, the object after. */
+async function latestCheck(svc: Services, domain: { id: number }, id: string) {
+  const row = await svc.db.select().from(checks).where(eq(checks.id, id)).get();
+  if (row && row.archivedAt === null) return { ...row, createdAt: row.createdAt.getTime(), posture: (row.posture ?? null) as StoredPosture | null };
+  const kept = await domainStore(svc, domain).getCheck(id);
+  return kept ? { ...kept, posture: parsePosture(kept.posture) } : null;
+}
