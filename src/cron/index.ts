@@ -2,6 +2,7 @@
 // each job is a thin adapter over one service verb. An unknown cron expression throws.
 import type { Env } from "../env";
 import { createServices, type Services } from "../services";
+import { purgeResolvedAlerts } from "../services/alerts/retention";
 import { runDueChecks } from "../services/checks/due";
 import { sweepCheckArchive } from "../services/checks/archive";
 import { recheckOwnership } from "../services/domains/ownership";
@@ -34,6 +35,7 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
     { name: "dkim-audit", run: (svc) => runDkimAudit(svc) },
     { name: "deliveries-retention", run: (svc) => purgeDeliveries(svc) },
     { name: "dmarc-retention", run: (svc) => purgeDmarcData(svc) },
+    { name: "alerts-retention", run: (svc) => purgeResolvedAlerts(svc) },
     { name: "silent-reporters", run: (svc) => checkSilentReporters(svc) },
     { name: "reseal-webhook-secrets", run: (svc) => resealSecrets(svc) },
   ],

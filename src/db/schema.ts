@@ -263,6 +263,8 @@ export const alerts = sqliteTable(
   (t) => [
     index("alerts_team_created_idx").on(t.teamId, t.createdAt),
     uniqueIndex("alerts_open_subject_uq").on(t.teamId, t.domainId, t.kind, t.subject).where(sql`resolved_at IS NULL`),
+    // The daily purge of alerts resolved more than 90 days ago (docs/limits.md) reads only resolved ones.
+    index("alerts_resolved_idx").on(t.resolvedAt).where(sql`resolved_at IS NOT NULL`),
   ],
 );
 

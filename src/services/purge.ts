@@ -1,6 +1,6 @@
 // Retention work for the daily cron: delete in bounded batches until nothing is left or the time budget
 // is spent, so any backlog is caught up over successive runs and every run says what remains. Does I/O (D1).
-import type { SQL } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Services } from "../services";
 
 /** Wall time one purge may spend per cron run (the daily cron allows minutes; other jobs share it). */
@@ -25,6 +25,35 @@ export async function purgeInBatches(svc: Services, name: string, statement: (li
     const gone = await svc.db.all<{ one: number }>(statement(PURGE_BATCH));
     deleted += gone.length;
     if (gone.length < PURGE_BATCH) return log(name, { deleted, more: false });
+    if (Date.now() - started >= budgetMs) return log(name, { deleted, more: true });
+  }
+}
+
+/** Domains per statement of purgeByDomain: each statement reads at most this many domains' rows through their primary key. */
+export const PURGE_DOMAINS = 100;
+
+/**
+ * For tables keyed by (domain_id, ...) with no index on the purged column: walks the domains in id order,
+ * PURGE_DOMAINS at a time, and runs `statement(after, upTo)` (a `DELETE ... WHERE domain_id > after AND
+ * domain_id <= upTo AND ...`), so every statement is a range of the primary key, never a table scan.
+ */
+export async function purgeByDomain(
+  svc: Services,
+  name: string,
+  statement: (after: number, upTo: number) => SQL,
+  budgetMs = PURGE_BUDGET_MS,
+): Promise<PurgeOutcome> {
+  const started = Date.now();
+  let deleted = 0;
+  let after = 0;
+  for (;;) {
+    const ids = await svc.db.all<{ id: number }>(sql`SELECT id FROM domains WHERE id > ${after} ORDER BY id LIMIT ${PURGE_DOMAINS}`);
+    const upTo = ids.at(-1)?.id;
+    if (upTo === undefined) return log(name, { deleted, more: false });
+    const result = await svc.db.run(statement(after, upTo));
+    deleted += Number(result.meta.changes ?? 0);
+    after = upTo;
+    if (ids.length < PURGE_DOMAINS) return log(name, { deleted, more: false });
     if (Date.now() - started >= budgetMs) return log(name, { deleted, more: true });
   }
 }

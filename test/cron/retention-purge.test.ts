@@ -1,10 +1,12 @@
-// Retention purges catch up with any backlog in bounded batches and say what is left: the DMARC daily
-// summaries by plan (docs/limits.md; the report rows are purged by each domain's object, D123).
+// Retention purges catch up with any backlog in bounded steps and say what is left: the DMARC daily
+// summaries after 31 days, refusal counts by plan (docs/limits.md, docs/decisions.md D137; the report rows
+// are purged by each domain's object, D123).
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createServices } from "../../src/services";
-import { purgeDmarcData } from "../../src/services/dmarc/retention";
-import { PURGE_BATCH } from "../../src/services/purge";
+import { purgeResolvedAlerts, RESOLVED_ALERT_DAYS } from "../../src/services/alerts/retention";
+import { purgeDmarcData, SUMMARY_DAYS } from "../../src/services/dmarc/retention";
+import { PURGE_BATCH, PURGE_DOMAINS } from "../../src/services/purge";
 import { makeTeam } from "../support/api";
 import { makeDomain } from "../support/reports";
 
@@ -26,30 +28,74 @@ const count = async (sql: string, ...args: unknown[]) =>
       .first<{ n: number }>()
   )?.n ?? 0;
 
-describe("DMARC summary retention by plan", () => {
-  it("starter keeps 90 days, enterprise 730: older summaries go, newer stay, and a backlog larger than one batch is caught up", async () => {
+describe("DMARC retention in D1", () => {
+  it("every plan keeps 31 days of daily summaries (the alerts' window), older ones go whatever the backlog", async () => {
     const starter = await makeTeam("starter");
     const enterprise = await makeTeam("enterprise");
     const s = await makeDomain(starter.id);
     const e = await makeDomain(enterprise.id);
-    await summaries(s.id, 95, PURGE_BATCH + 5); // past starter's 90 days, more rows than one batch
-    await summaries(s.id, 85, 3);
-    await summaries(e.id, 95, 3); // enterprise keeps them
-    await summaries(e.id, 735, 2); // past 730
+    expect(SUMMARY_DAYS).toBe(31);
+    await summaries(s.id, SUMMARY_DAYS + 1, PURGE_BATCH + 5); // past the window, more rows than one statement used to take
+    await summaries(s.id, SUMMARY_DAYS - 2, 3); // days 29, 30, 31: kept
+    await summaries(e.id, SUMMARY_DAYS + 1, 3); // enterprise keeps 730 days of reports, but not here
+    await summaries(e.id, SUMMARY_DAYS, 1); // day 31: the oldest day kept
     const out = await purgeDmarcData(createServices(env));
-    expect(out.dmarc_daily).toEqual({ deleted: PURGE_BATCH + 5 + 2, more: false });
+    expect(out.dmarc_daily).toEqual({ deleted: PURGE_BATCH + 5 + 3, more: false });
     expect(await count("SELECT COUNT(*) AS n FROM dmarc_daily WHERE domain_id = ?", s.id)).toBe(3);
-    expect(await count("SELECT COUNT(*) AS n FROM dmarc_daily WHERE domain_id = ?", e.id)).toBe(3);
+    expect(await count("SELECT COUNT(*) AS n FROM dmarc_daily WHERE domain_id = ?", e.id)).toBe(1);
   });
 
-  it("stops at its time budget and reports that more is left; the next run finishes", async () => {
+  it("refusal counts follow the plan's DMARC retention: starter 90 days, enterprise 730", async () => {
+    const starter = await makeTeam("starter");
+    const enterprise = await makeTeam("enterprise");
+    const s = await makeDomain(starter.id);
+    const e = await makeDomain(enterprise.id);
+    const refusal = (domainId: number, daysAgo: number) =>
+      env.DB.prepare("INSERT INTO dmarc_refusals (domain_id, day, reason, count) VALUES (?, ?, 'quota', 1)").bind(domainId, dayText(daysAgo)).run();
+    for (const [d, days] of [
+      [s.id, 91],
+      [s.id, 89],
+      [e.id, 400],
+      [e.id, 731],
+    ] as const) {
+      await refusal(d, days);
+    }
+    const out = await purgeDmarcData(createServices(env));
+    expect(out.dmarc_refusals).toEqual({ deleted: 2, more: false });
+    expect(await count("SELECT COUNT(*) AS n FROM dmarc_refusals WHERE domain_id = ?", s.id)).toBe(1);
+    expect(await count("SELECT COUNT(*) AS n FROM dmarc_refusals WHERE domain_id = ?", e.id)).toBe(1);
+  });
+
+  it("walks the domains 100 at a time: out of budget it says more is left, and the next run finishes", async () => {
     const team = await makeTeam("starter");
-    const d = await makeDomain(team.id);
-    await summaries(d.id, 120, PURGE_BATCH * 2 + 1);
+    const many = [];
+    for (let i = 0; i < PURGE_DOMAINS + 1; i++) many.push(await makeDomain(team.id));
+    for (const d of many) await summaries(d.id, 40, 2);
     const first = await purgeDmarcData(createServices(env), 0);
-    expect(first.dmarc_daily).toEqual({ deleted: PURGE_BATCH, more: true });
+    expect(first.dmarc_daily?.more).toBe(true);
     const second = await purgeDmarcData(createServices(env));
-    expect(second.dmarc_daily).toEqual({ deleted: PURGE_BATCH + 1, more: false });
-    expect(await count("SELECT COUNT(*) AS n FROM dmarc_daily WHERE domain_id = ?", d.id)).toBe(0);
+    expect(second.dmarc_daily?.more).toBe(false);
+    for (const d of many) expect(await count("SELECT COUNT(*) AS n FROM dmarc_daily WHERE domain_id = ?", d.id)).toBe(0);
+  });
+});
+
+describe("alert retention", () => {
+  it("deletes alerts resolved more than 90 days ago; open alerts and recently resolved ones stay", async () => {
+    const team = await makeTeam();
+    const d = await makeDomain(team.id);
+    const now = Date.now();
+    const alert = (subject: string, resolvedDaysAgo: number | null) =>
+      env.DB.prepare(
+        "INSERT INTO alerts (team_id, domain_id, kind, subject, severity, title, created_at, updated_at, resolved_at) VALUES (?, ?, 'drift', ?, 'Medium', 't', ?, ?, ?)",
+      )
+        .bind(team.id, d.id, subject, now - 400 * DAY, now, resolvedDaysAgo === null ? null : now - resolvedDaysAgo * DAY)
+        .run();
+    await alert("open", null);
+    await alert("resolved-89", 89);
+    await alert("resolved-91", 91);
+    expect(RESOLVED_ALERT_DAYS).toBe(90);
+    expect(await purgeResolvedAlerts(createServices(env))).toEqual({ deleted: 1, more: false });
+    const left = await env.DB.prepare("SELECT subject FROM alerts WHERE domain_id = ? ORDER BY subject").bind(d.id).all<{ subject: string }>();
+    expect(left.results.map((r) => r.subject)).toEqual(["open", "resolved-89"]);
   });
 });

@@ -25,7 +25,7 @@ function declaredCrons(toml: string): string[] {
  */
 const EXPECTED_JOBS: Record<string, string[]> = {
   "* * * * *": ["due-checks", "checks-archive", "outbox-sweep", "retry-sweep", "ownership-recheck", "report-moves"],
-  "17 3 * * *": ["dkim-audit", "deliveries-retention", "dmarc-retention", "silent-reporters", "reseal-webhook-secrets"],
+  "17 3 * * *": ["dkim-audit", "deliveries-retention", "dmarc-retention", "alerts-retention", "silent-reporters", "reseal-webhook-secrets"],
 };
 
 const crons = declaredCrons(wranglerToml);

@@ -9,6 +9,8 @@ import type { Services } from "../../services";
 
 export const SPIKE_RULE = {
   baselineDays: 14,
+  /** A report whose first day is older than this is history, not news: it raises no spike (D137). */
+  maxAgeDays: 17,
   /** The report must carry at least this many messages for its rate to mean anything. */
   minMessages: 100,
   /** Failure rate at least this multiple of the baseline rate ... */
@@ -35,6 +37,7 @@ export function reportFailure(parsed: ParsedReport): { messages: number; fail: n
 export async function failureSpike(svc: Services, target: { id: number; teamId: number; name: string }, parsed: ParsedReport): Promise<AlertDraft | null> {
   const now = reportFailure(parsed);
   if (now.messages < SPIKE_RULE.minMessages || now.firstDay === null) return null;
+  if (now.firstDay < dayShift(svc.clock.now().toISOString().slice(0, 10), -SPIKE_RULE.maxAgeDays)) return null;
   const rate = now.fail / now.messages;
   // The days before the report's first day, from the domain's daily summaries (this report is not in them).
   const base = await svc.db.get<{ messages: number | null; fail: number | null }>(sql`

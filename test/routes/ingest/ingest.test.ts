@@ -280,4 +280,35 @@ describe("failure spike alert", () => {
     ).filter((e) => (e.payload as { data: { alert: { kind: string } } }).data.alert.kind === "dmarc_failure_spike");
     expect(created).toHaveLength(1);
   });
+
+  it("a report about days more than 17 days ago is history: no spike however far above its baseline (docs/decisions.md D137)", async () => {
+    const team = await makeTeam();
+    /** A domain with a 2%-failing baseline `baselineAgo` days ago, then a 60%-failing report `reportAgo` days ago: its spike alerts. */
+    const spikesFor = async (baselineAgo: number, reportAgo: number) => {
+      const d = await makeDomain(team.id);
+      for (const [daysAgo, failing] of [
+        [baselineAgo, 20],
+        [reportAgo, 600],
+      ] as const) {
+        const res = await post(
+          reportXml({
+            domain: d.name,
+            begin: day0(daysAgo),
+            end: day0(daysAgo - 1) - 1,
+            records: [
+              { ip: "192.0.2.1", count: 1000 - failing },
+              { ip: "192.0.2.9", count: failing, dkim: "fail", spf: "fail" },
+            ],
+          }),
+        );
+        expect(res.status).toBe(202);
+      }
+      return db
+        .select()
+        .from(alerts)
+        .where(and(eq(alerts.domainId, d.id), eq(alerts.kind, "dmarc_failure_spike")));
+    };
+    expect(await spikesFor(22, 18), "18 days ago: stored, not judged").toHaveLength(0);
+    expect(await spikesFor(21, 17), "17 days ago: judged against days 31 to 18").toHaveLength(1);
+  });
 });
