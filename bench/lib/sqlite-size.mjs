@@ -32,6 +32,27 @@ export function largestObjectFile(persist, classPart) {
   return files.sort((a, b) => statSync(b).size - statSync(a).size)[0];
 }
 
+/** Every SQLite file of a Durable Object class under a bench server's state folder (none: an empty list). */
+export function objectFiles(persist, classPart) {
+  const dir = join(persist, "v3", "do");
+  try {
+    return sqliteFiles(dir).filter((f) => f.includes(classPart));
+  } catch {
+    return [];
+  }
+}
+
+/** The first column of the first row of `query`, read live (read-only). */
+export function scalar(file, query) {
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    const row = db.prepare(query).get();
+    return row ? Object.values(row)[0] : undefined;
+  } finally {
+    db.close();
+  }
+}
+
 /** Row counts of `tables` read live (read-only: the server keeps writing). */
 export function counts(file, tables) {
   const db = new DatabaseSync(file, { readOnly: true });
