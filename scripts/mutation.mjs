@@ -150,6 +150,34 @@ export const MUTATIONS = [
     to: "if (minute.count > limits.perMinute) {",
     tests: ["test/middleware/rate-limit.test.ts"],
   },
+  {
+    name: "a completed check is not copied into its domain's object",
+    file: "src/services/checks/run-check.ts",
+    from: "  await commitAll(svc, statements, eventIds);\n  await archiveAfterCheck(svc, domain);",
+    to: "  await commitAll(svc, statements, eventIds);",
+    tests: ["test/cron/check-archive.test.ts"],
+  },
+  {
+    name: "a copied check's guard row is deleted at once",
+    file: "src/services/checks/archive.ts",
+    from: "svc.db.update(checks).set({ posture: null, archivedAt: now }).where(inArray(checks.id, part))",
+    to: "svc.db.delete(checks).where(inArray(checks.id, part))",
+    tests: ["test/cron/check-archive.test.ts"],
+  },
+  {
+    name: "a redelivered check is not looked up in the domain's object",
+    file: "src/services/checks/run-check.ts",
+    from: `if ((await held).length > 0) return { recorded: false, reason: "duplicate" };`,
+    to: "await held;",
+    tests: ["test/cron/check-archive.test.ts"],
+  },
+  {
+    name: "the checks-archive job dropped from the every-minute cron",
+    file: "src/cron/index.ts",
+    from: `    { name: "checks-archive", run: (svc) => sweepCheckArchive(svc) },\n`,
+    to: "",
+    tests: ["test/cron/check-archive.test.ts"],
+  },
 ];
 
 const args = process.argv.slice(2);
