@@ -9,8 +9,9 @@ import { runDkimAudit } from "../services/dkim-inventory/audit";
 import { purgeDmarcData } from "../services/dmarc/retention";
 import { checkSilentReporters } from "../services/dmarc/silent-reporters";
 import { moveLegacyReports } from "../services/report-moves/move";
+import { moveLegacyDeliveries } from "../services/report-moves/webhooks";
 import { resealSecrets } from "../services/webhooks/secrets";
-import { purgeDeliveries, sweepOutbox, sweepRetries } from "../services/webhooks/sweeps";
+import { sweepOutbox } from "../services/webhooks/sweeps";
 
 export const EVERY_MINUTE = "* * * * *";
 export const DAILY = "17 3 * * *";
@@ -25,14 +26,13 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
   [EVERY_MINUTE]: [
     { name: "due-checks", run: (svc) => runDueChecks(svc) },
     { name: "outbox-sweep", run: sweepOutbox },
-    { name: "retry-sweep", run: sweepRetries },
     { name: "ownership-recheck", run: (svc) => recheckOwnership(svc) },
     { name: "report-moves", run: (svc) => moveLegacyReports(svc) },
+    { name: "webhook-log-moves", run: (svc) => moveLegacyDeliveries(svc) },
   ],
   [DAILY]: [
     { name: "dkim-audit", run: (svc) => runDkimAudit(svc) },
     { name: "checks-retention", run: pruneChecks },
-    { name: "deliveries-retention", run: (svc) => purgeDeliveries(svc) },
     { name: "dmarc-retention", run: (svc) => purgeDmarcData(svc) },
     { name: "silent-reporters", run: (svc) => checkSilentReporters(svc) },
     { name: "reseal-webhook-secrets", run: (svc) => resealSecrets(svc) },
