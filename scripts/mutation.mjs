@@ -150,6 +150,41 @@ export const MUTATIONS = [
     to: "if (minute.count > limits.perMinute) {",
     tests: ["test/middleware/rate-limit.test.ts"],
   },
+  {
+    name: "the webhook streak's D1 write ignores the seq (a late, older write wins)",
+    file: "src/services/webhooks/outcome.ts",
+    from: "const where = and(eq(webhookEndpoints.id, e.id), lt(webhookEndpoints.statsSeq, s.seq));",
+    to: "const where = and(eq(webhookEndpoints.id, e.id), lt(webhookEndpoints.statsSeq, s.seq + 1_000_000));",
+    tests: ["test/services/team-webhooks.test.ts"],
+  },
+  {
+    name: "fan-out leaves the outbox row behind",
+    file: "src/services/webhooks/fanout.ts",
+    from: "await svc.db.delete(events).where(eq(events.id, event.id));",
+    to: "",
+    tests: ["test/services/team-webhooks.test.ts", "test/queues/deliveries.test.ts"],
+  },
+  {
+    name: "the team log's alarm re-sends nothing",
+    file: "src/durable-objects/team-webhooks/object.ts",
+    from: "if (swept.length > 0) await this.resend(swept);",
+    to: "",
+    tests: ["test/cron/webhooks-sweeps.test.ts"],
+  },
+  {
+    name: "deleting an endpoint keeps its deliveries in the team log",
+    file: "src/services/webhooks/endpoints.ts",
+    from: "await teamLog(svc, { id: teamId }).deleteEndpoint(id);",
+    to: "",
+    tests: ["test/services/team-webhooks.test.ts"],
+  },
+  {
+    name: "re-enabling an endpoint keeps the team log's failure streak",
+    file: "src/durable-objects/team-webhooks/streaks.ts",
+    from: `else if (change === "reset") next = { ...current, failureCount: 0, disable: null };`,
+    to: `else if (change === "reset") next = { ...current };`,
+    tests: ["test/services/team-webhooks.test.ts"],
+  },
 ];
 
 const args = process.argv.slice(2);
@@ -212,42 +247,7 @@ try {
       throw new Error("the unmutated tests fail: fix them first (every mutation would look killed)");
     }
   }
-  const rows = [  {
-    name: "the webhook streak's D1 write ignores the seq (a late, older write wins)",
-    file: "src/services/webhooks/outcome.ts",
-    from: "const where = and(eq(webhookEndpoints.id, e.id), lt(webhookEndpoints.statsSeq, s.seq));",
-    to: "const where = and(eq(webhookEndpoints.id, e.id), lt(webhookEndpoints.statsSeq, s.seq + 1_000_000));",
-    tests: ["test/services/team-webhooks.test.ts"],
-  },
-  {
-    name: "fan-out leaves the outbox row behind",
-    file: "src/services/webhooks/fanout.ts",
-    from: "await svc.db.delete(events).where(eq(events.id, event.id));",
-    to: "",
-    tests: ["test/services/team-webhooks.test.ts", "test/queues/deliveries.test.ts"],
-  },
-  {
-    name: "the team log's alarm re-sends nothing",
-    file: "src/durable-objects/team-webhooks/object.ts",
-    from: "if (swept.length > 0) await this.resend(swept);",
-    to: "",
-    tests: ["test/cron/webhooks-sweeps.test.ts"],
-  },
-  {
-    name: "deleting an endpoint keeps its deliveries in the team log",
-    file: "src/services/webhooks/endpoints.ts",
-    from: "await teamLog(svc, { id: teamId }).deleteEndpoint(id);",
-    to: "",
-    tests: ["test/services/team-webhooks.test.ts"],
-  },
-  {
-    name: "re-enabling an endpoint keeps the team log's failure streak",
-    file: "src/durable-objects/team-webhooks/streaks.ts",
-    from: `else if (change === "reset") next = { ...current, failureCount: 0, disable: null };`,
-    to: `else if (change === "reset") next = { ...current };`,
-    tests: ["test/services/team-webhooks.test.ts"],
-  },
-];
+  const rows = [];
   for (const m of chosen) {
     const path = join(dir, m.file);
     const original = readFileSync(path, "utf8");
