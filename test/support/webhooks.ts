@@ -119,7 +119,7 @@ export interface DeliveryRowView {
   updatedAt: Date;
 }
 
-const date = (v: SqlValue): Date | null => (v === null ? null : new Date(Number(v)));
+const date = (v: SqlValue | undefined): Date | null => (v === null || v === undefined ? null : new Date(Number(v)));
 
 function deliveryView(r: Record<string, SqlValue>): DeliveryRowView {
   return {

@@ -12,7 +12,7 @@ import { claim, recordOutcome, resetForRedeliver } from "./attempts";
 import { rememberTeam, type TeamDb } from "./db";
 import { counts, importLegacy } from "./legacy";
 import * as log from "./log";
-import { isEmpty, nextPurgeAt, nextSweepAt, purge, sweepRetries } from "./maintenance";
+import { isEmpty, nextPurgeAt, nextSweepAt, purge, RETRY_GRACE_MS, sweepRetries } from "./maintenance";
 import migrations from "./migrations";
 import * as schema from "./schema";
 import { changeStreak } from "./streaks";
@@ -61,7 +61,7 @@ export class TeamWebhooks extends DurableObject<TeamWebhooksEnv> {
       rememberTeam(this.kv, input.teamId);
       return log.fanOut(this.db, this.kv, input);
     });
-    await this.ensureAlarm();
+    await this.ensureAlarm(out.pending.length > 0 ? input.nowMs : null);
     return out;
   }
 
@@ -71,7 +71,7 @@ export class TeamWebhooks extends DurableObject<TeamWebhooksEnv> {
       rememberTeam(this.kv, input.teamId);
       return log.testDelivery(this.db, this.kv, input);
     });
-    await this.ensureAlarm();
+    await this.ensureAlarm(input.nowMs);
     return out;
   }
 
@@ -80,7 +80,8 @@ export class TeamWebhooks extends DurableObject<TeamWebhooksEnv> {
       rememberTeam(this.kv, input.teamId);
       return claim(this.db, input);
     });
-    await this.ensureAlarm();
+    // A claimed delivery is due again when its lease ends (a crashed attempt is re-sent after it).
+    await this.ensureAlarm(out.kind === "claimed" ? out.row.nextRetryAt : null);
     return out;
   }
 
@@ -89,13 +90,13 @@ export class TeamWebhooks extends DurableObject<TeamWebhooksEnv> {
       rememberTeam(this.kv, input.teamId);
       return recordOutcome(this.db, input);
     });
-    await this.ensureAlarm();
+    await this.ensureAlarm(out.row?.status === "pending" ? out.row.nextRetryAt : null);
     return out;
   }
 
   async resetForRedeliver(endpointId: number, deliveryId: number, nowMs: number) {
     const out = this.ctx.storage.transactionSync(() => resetForRedeliver(this.db, endpointId, deliveryId, nowMs));
-    await this.ensureAlarm();
+    await this.ensureAlarm(out !== null && !out.busy ? nowMs : null);
     return out;
   }
 
@@ -123,7 +124,8 @@ export class TeamWebhooks extends DurableObject<TeamWebhooksEnv> {
       rememberTeam(this.kv, teamId);
       return importLegacy(this.db, this.kv, rows);
     });
-    await this.ensureAlarm();
+    const due = rows.filter((r) => r.status === "pending").map((r) => r.nextRetryAt ?? r.updatedAt);
+    await this.ensureAlarm(due.length > 0 ? Math.min(...due) : null);
     return out;
   }
 
@@ -171,14 +173,24 @@ export class TeamWebhooks extends DurableObject<TeamWebhooksEnv> {
   }
 
   /**
-   * After a write: the alarm is moved earlier when the log now needs it sooner (a new pending delivery,
-   * the first row of an empty log). Never later: an alarm that finds nothing due reschedules itself.
+   * After a write: the alarm is moved earlier when the row just written needs it sooner (`dueAt`: when a
+   * pending delivery is due, so the sweep looks at it 5 minutes later), or set at the next purge for a log
+   * that had none. Never later, and without reading the table: every write of a busy log stays O(1); an
+   * alarm that finds nothing due sets the exact next time itself.
    */
-  private async ensureAlarm(): Promise<void> {
-    const wanted = this.wantedAlarm(null);
-    if (wanted === null) return;
+  private async ensureAlarm(dueAt: number | null): Promise<void> {
+    const wanted = Math.min(this.purgeAt(), dueAt === null ? Number.POSITIVE_INFINITY : dueAt + RETRY_GRACE_MS);
     const current = await this.ctx.storage.getAlarm();
     if (current === null || wanted < current) await this.ctx.storage.setAlarm(wanted);
+  }
+
+  private purgeAt(): number {
+    let at = this.kv.get<number>("purge_at");
+    if (at === undefined) {
+      at = nextPurgeAt(Date.now());
+      this.kv.put("purge_at", at);
+    }
+    return at;
   }
 
   /** Sets the alarm to exactly when it is next needed, or clears it for an empty log. */
@@ -190,12 +202,7 @@ export class TeamWebhooks extends DurableObject<TeamWebhooksEnv> {
 
   private wantedAlarm(soon: number | null): number | null {
     if (isEmpty(this.db)) return soon;
-    let purgeAt = this.kv.get<number>("purge_at");
-    if (purgeAt === undefined) {
-      purgeAt = nextPurgeAt(Date.now());
-      this.kv.put("purge_at", purgeAt);
-    }
     const sweepAt = nextSweepAt(this.db);
-    return Math.min(purgeAt, sweepAt ?? Number.POSITIVE_INFINITY, soon ?? Number.POSITIVE_INFINITY);
+    return Math.min(this.purgeAt(), sweepAt ?? Number.POSITIVE_INFINITY, soon ?? Number.POSITIVE_INFINITY);
   }
 }

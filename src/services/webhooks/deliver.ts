@@ -19,6 +19,8 @@ export const EARLY_TOLERANCE_MS = 5_000;
 export interface DeliverOptions {
   /** Test and redeliver: attempted even when the endpoint is disabled. */
   manual?: boolean;
+  /** The endpoint row, when the caller just loaded it within the team (test, redeliver): not read again. */
+  endpoint?: EndpointRow;
 }
 
 /** Which delivery: a deliver message names all three; the endpoint is loaded within the team from D1. */
@@ -29,9 +31,12 @@ export interface DeliveryRef {
 }
 
 export async function deliverOne(svc: Services, ref: DeliveryRef, opts: DeliverOptions = {}): Promise<DeliveryRow | null> {
-  const e = await svc.db.query.webhookEndpoints.findFirst({
-    where: and(eq(webhookEndpoints.id, ref.endpointId), eq(webhookEndpoints.teamId, ref.teamId)),
-  });
+  const given = opts.endpoint?.id === ref.endpointId && opts.endpoint.teamId === ref.teamId ? opts.endpoint : undefined;
+  const e =
+    given ??
+    (await svc.db.query.webhookEndpoints.findFirst({
+      where: and(eq(webhookEndpoints.id, ref.endpointId), eq(webhookEndpoints.teamId, ref.teamId)),
+    }));
   if (!e) return null; // the endpoint was deleted, and its deliveries with it
   const now = svc.clock.now();
   const decided = await teamLog(svc, { id: e.teamId }).claim({

@@ -48,6 +48,6 @@ export async function redeliver(svc: Services, ctx: ServiceContext, endpointId: 
   if (reset === null) throw notFound("Delivery");
   // Not while an attempt is in flight (a consumer holds the lease): that would send it twice at once.
   if (reset.busy) throw conflict("An attempt of this delivery is in flight; redeliver once it has finished.");
-  const after = await deliverOne(svc, { teamId: endpoint.teamId, endpointId: endpoint.id, deliveryId }, { manual: true });
+  const after = await deliverOne(svc, { teamId: endpoint.teamId, endpointId: endpoint.id, deliveryId }, { manual: true, endpoint });
   return deliveryView(after ?? reset.row);
 }

@@ -29,6 +29,6 @@ export async function sendTest(svc: Services, ctx: ServiceContext, endpointId: n
     nowMs: now.getTime(),
     idFloor: await deliveryIdFloor(svc),
   });
-  const after = await deliverOne(svc, { teamId: endpoint.teamId, endpointId: endpoint.id, deliveryId: row.id }, { manual: true });
+  const after = await deliverOne(svc, { teamId: endpoint.teamId, endpointId: endpoint.id, deliveryId: row.id }, { manual: true, endpoint });
   return deliveryView(after ?? row);
 }
