@@ -3,7 +3,7 @@
 // acked once handled; only an unexpected error lets the queue retry the message (then the DLQ).
 import type { Env } from "../env";
 import { createServices, type Services } from "../services";
-import { deliverOne } from "../services/webhooks/deliver";
+import { type BatchClaim, claimBatch, deliverOne, finishDelivery } from "../services/webhooks/deliver";
 import { BATCH_CONCURRENCY, DEFER_SECONDS, mapBounded, planDeliveryBatch } from "../services/webhooks/fairness";
 import { sendDeliver } from "../services/webhooks/outcome";
 import { fanOutEvent } from "../services/webhooks/fanout";
@@ -33,12 +33,12 @@ export async function handleDeliveryMessage(svc: Services, body: unknown): Promi
  * Fan-out (and legacy or malformed) messages run first. Deliver messages are planned for fairness by the
  * endpoint each names: at most PER_ENDPOINT attempts per endpoint now, with BATCH_CONCURRENCY in flight;
  * the rest are sent again with a short delay and acked (the attempt count lives in the team's log, not in
- * the queue's retry counter).
+ * the queue's retry counter). The ones attempted now are claimed per team in one call to its log.
  */
 export async function consumeDeliveries(batch: MessageBatch<unknown>, svc: Services): Promise<void> {
-  const run = async (message: Message<unknown>) => {
+  const settle = async (message: Message<unknown>, work: () => Promise<unknown>) => {
     try {
-      await handleDeliveryMessage(svc, message.body);
+      await work();
       message.ack();
     } catch (error) {
       console.error(JSON.stringify({ level: "error", msg: "deliveries message failed; queue will retry", id: message.id, error: String(error) }));
@@ -52,7 +52,7 @@ export async function consumeDeliveries(batch: MessageBatch<unknown>, svc: Servi
     if (parsed.success && parsed.data.kind === "deliver" && "team_id" in parsed.data) delivers.push({ ...parsed.data, message });
     else others.push(message);
   }
-  await mapBounded(others, BATCH_CONCURRENCY, run);
+  await mapBounded(others, BATCH_CONCURRENCY, (m) => settle(m, () => handleDeliveryMessage(svc, m.body)));
   const plan = planDeliveryBatch(delivers);
   for (const d of plan.later) {
     try {
@@ -62,10 +62,31 @@ export async function consumeDeliveries(batch: MessageBatch<unknown>, svc: Servi
       d.message.retry({ delaySeconds: DEFER_SECONDS });
     }
   }
-  await mapBounded(
-    plan.now.map((d) => d.message),
-    BATCH_CONCURRENCY,
-    run,
+  // The deliveries attempted now are claimed per team, in one call to its log; a failed claim retries them.
+  const byTeam = new Map<number, typeof plan.now>();
+  for (const d of plan.now) byTeam.set(d.team_id, [...(byTeam.get(d.team_id) ?? []), d]);
+  const tasks: Array<{ message: Message<unknown>; claim: BatchClaim }> = [];
+  await Promise.all(
+    [...byTeam].map(async ([teamId, list]) => {
+      try {
+        const claims = await claimBatch(
+          svc,
+          teamId,
+          list.map((d) => ({ teamId, endpointId: d.endpoint_id, deliveryId: d.delivery_id })),
+        );
+        claims.forEach((claim, i) => {
+          const message = list[i]?.message;
+          if (message) tasks.push({ message, claim });
+        });
+      } catch (error) {
+        for (const d of list) await settle(d.message, () => Promise.reject(error));
+      }
+    }),
+  );
+  await mapBounded(tasks, BATCH_CONCURRENCY, ({ message, claim }) =>
+    settle(message, async () => {
+      if (claim.e !== null && claim.decided !== null) await finishDelivery(svc, claim.e, claim.decided, claim.now);
+    }),
   );
 }
 

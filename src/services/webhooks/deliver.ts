@@ -1,8 +1,9 @@
 // One delivery attempt of a queued (or manual) delivery: claim in the team's webhook log, re-check the
 // target, sign with the current (and rotated) secret, POST, classify and record (docs/decisions.md D11,
 // D141-D143). Does I/O (D1, the team object, DNS, HTTP, queue).
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { attemptDelivery, buildDelivery, classifyResponse, outcomeOf, queueHops, type Classification, type WebhookEvent } from "../../core/webhooks";
+import type { ClaimInput, ClaimResult } from "../../durable-objects/team-webhooks/types";
 import { webhookEndpoints } from "../../db/schema";
 import type { Services } from "../../services";
 import { type AttemptRecord, QUEUE_MAX_DELAY_SECONDS, recordOutcome, sendDeliver, writeStreak } from "./outcome";
@@ -39,16 +40,55 @@ export async function deliverOne(svc: Services, ref: DeliveryRef, opts: DeliverO
     }));
   if (!e) return null; // the endpoint was deleted, and its deliveries with it
   const now = svc.clock.now();
-  const decided = await teamLog(svc, { id: e.teamId }).claim({
+  const decided = await teamLog(svc, { id: e.teamId }).claim(claimInput(e, ref.deliveryId, opts.manual === true, now));
+  return finishDelivery(svc, e, decided, now);
+}
+
+function claimInput(e: EndpointRow, deliveryId: number, manual: boolean, now: Date): ClaimInput {
+  return {
     teamId: e.teamId,
-    deliveryId: ref.deliveryId,
+    deliveryId,
     endpointId: e.id,
     endpointEnabled: e.enabled,
-    manual: opts.manual === true,
+    manual,
     nowMs: now.getTime(),
     leaseMs: CLAIM_LEASE_MS,
     earlyToleranceMs: EARLY_TOLERANCE_MS,
-  });
+  };
+}
+
+/** A claimed delivery of a queue batch, or why there is nothing to attempt (`e` null: the endpoint is gone). */
+export interface BatchClaim {
+  ref: DeliveryRef;
+  e: EndpointRow | null;
+  decided: ClaimResult | null;
+  now: Date;
+}
+
+/**
+ * The deliver messages of one queue batch for ONE team: their endpoints in one D1 read (within the team)
+ * and their claims in one call to the team's log, instead of one of each per message. Throws when either
+ * fails: the caller retries those messages.
+ */
+export async function claimBatch(svc: Services, teamId: number, refs: DeliveryRef[]): Promise<BatchClaim[]> {
+  const ids = [...new Set(refs.map((r) => r.endpointId))];
+  const rows = await svc.db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.teamId, teamId), inArray(webhookEndpoints.id, ids)));
+  const byId = new Map(rows.map((e) => [e.id, e]));
+  const now = svc.clock.now();
+  const known = refs.filter((r) => byId.has(r.endpointId));
+  const decided =
+    known.length === 0
+      ? []
+      : await teamLog(svc, { id: teamId }).claimMany(known.map((r) => claimInput(byId.get(r.endpointId) as EndpointRow, r.deliveryId, false, now)));
+  const of = new Map(known.map((r, i) => [r, decided[i] ?? null]));
+  return refs.map((ref) => ({ ref, e: byId.get(ref.endpointId) ?? null, decided: of.get(ref) ?? null, now }));
+}
+
+/** What a claim decided, carried out: nothing, the streak's D1 copy healed, a hop, or the attempt and its outcome. */
+export async function finishDelivery(svc: Services, e: EndpointRow, decided: ClaimResult, now: Date): Promise<DeliveryRow | null> {
   switch (decided.kind) {
     case "missing":
       return null;
