@@ -5,7 +5,7 @@
 import { listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { webhookEndpoints } from "../../src/db/schema";
 import { consumeDeliveries } from "../../src/queues/deliveries";
 import { deleteTeam } from "../../src/services/accounts/members";
@@ -157,6 +157,36 @@ describe("the endpoint's failure streak", () => {
     expect(streak).toEqual({ failure_count: 0, disable: null });
     await consume((await fanOutEvent(svc, (await insertEvent(svc, team.id, "alert.created")).id)).created[0]!);
     expect(await endpointRow(svc, hook.id)).toMatchObject({ enabled: true, failureCount: 1 });
+  });
+});
+
+describe("a queue batch", () => {
+  it("claims each team's deliveries in one call; a team whose claim fails is retried, the other is delivered", async () => {
+    const a = await setup();
+    const b = await setup();
+    const aIds = [await a.newDelivery(), await a.newDelivery()];
+    const bId = await b.newDelivery();
+    const original = env.TEAM_WEBHOOKS.getByName.bind(env.TEAM_WEBHOOKS);
+    const calls: string[] = [];
+    const spy = vi.spyOn(env.TEAM_WEBHOOKS, "getByName").mockImplementation((name: string) => {
+      calls.push(name);
+      if (name !== `team:${b.team.id}`) return original(name);
+      return { claimMany: async () => Promise.reject(new Error("object unavailable (test)")) } as unknown as ReturnType<typeof original>;
+    });
+    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const batch = fakeBatch([
+      ...aIds.map((id) => ({ kind: "deliver", team_id: a.team.id, endpoint_id: a.hook.id, delivery_id: id })),
+      { kind: "deliver", team_id: b.team.id, endpoint_id: b.hook.id, delivery_id: bId },
+    ]);
+    await consumeDeliveries(batch, a.svc);
+    spy.mockRestore();
+    errors.mockRestore();
+    expect(calls.filter((n) => n === `team:${a.team.id}`).length, "one claim call for team a's two deliveries, one outcome call each").toBe(3);
+    expect(batch.messages[0]!.ack).toHaveBeenCalled();
+    expect(batch.messages[1]!.ack).toHaveBeenCalled();
+    expect(batch.messages[2]!.retry).toHaveBeenCalledWith({ delaySeconds: 30 });
+    expect((await deliveriesOf(a.team.id, { ids: aIds })).map((d) => d.status)).toEqual(["delivered", "delivered"]);
+    expect((await deliveriesOf(b.team.id, { ids: [bId] }))[0]).toMatchObject({ status: "pending", attempts: 0 });
   });
 });
 
