@@ -149,7 +149,13 @@ describe("moving legacy_deliveries into the team logs", () => {
     expect(await moveDeliveryBatch(svc)).toBe(4);
     expect(await legacyLeft()).toBe(0);
     for (const l of seeded) await seedLegacy(team.id, hook.id, l.status, { id: l.id, at, retryAt });
+    // Another team's endpoint with more deliveries than one statement may bind ids (D1: 100 parameters).
+    const bulk = await makeTeam();
+    const bulkHook = await createEndpoint(svc, teamContext(bulk.id), "enterprise", { url: "https://hooks.example.com/bulk", events: ["*"] });
+    const bulkIds: number[] = [];
+    for (let i = 0; i < 150; i++) bulkIds.push((await seedLegacy(bulk.id, bulkHook.id, "delivered", { at })).id);
     await fireEveryMinute();
+    expect((await deliveriesOf(bulk.id)).map((d) => d.id)).toEqual(bulkIds);
     expect(await env.DB.prepare("SELECT name FROM sqlite_master WHERE name = 'legacy_deliveries'").first(), "dropped once empty").toBeNull();
 
     const moved = await deliveriesOf(team.id);

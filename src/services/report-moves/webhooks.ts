@@ -35,11 +35,9 @@ export interface WebhookMoveOutcome {
   more: boolean;
 }
 
-const ids = (list: Array<number | string>) =>
-  sql.join(
-    list.map((id) => sql`${id}`),
-    sql`, `,
-  );
+/** A list as ONE bound JSON parameter (`IN (SELECT value FROM json_each(...))`): a batch of 500 ids would
+ *  pass D1's 100 bound parameters per statement. */
+const jsonList = (list: Array<number | string>) => sql`(SELECT value FROM json_each(${JSON.stringify(list)}))`;
 const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
 const int = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 const json = (v: unknown): unknown => {
@@ -115,9 +113,9 @@ export async function moveDeliveryBatch(svc: Services, size = WEBHOOK_MOVE_BATCH
   for (const [teamId, list] of byTeam) await teamLog(svc, { id: teamId }).importLegacy(teamId, list);
   const moved = rows.map((r) => Number(r.id));
   const eventIds = [...new Set(rows.map((r) => String(r.event_id)))];
-  await svc.db.run(sql`DELETE FROM legacy_deliveries WHERE id IN (${ids(moved)})`);
+  await svc.db.run(sql`DELETE FROM legacy_deliveries WHERE id IN ${jsonList(moved)}`);
   await svc.db.run(sql`
-    DELETE FROM events WHERE id IN (${ids(eventIds)}) AND fanned_out_at IS NOT NULL
+    DELETE FROM events WHERE id IN ${jsonList(eventIds)} AND fanned_out_at IS NOT NULL
       AND NOT EXISTS (SELECT 1 FROM legacy_deliveries d WHERE d.event_id = events.id)`);
   console.log(JSON.stringify({ level: "info", msg: "webhook log move batch", endpoint_id: endpointId, teams: [...byTeam.keys()], deliveries: rows.length }));
   return rows.length;
