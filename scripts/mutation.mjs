@@ -82,7 +82,7 @@ export const MUTATIONS = [
   {
     name: "a cron job removed from the schedule table",
     file: "src/cron/index.ts",
-    from: `    { name: "retry-sweep", run: sweepRetries },\n`,
+    from: `    { name: "outbox-sweep", run: sweepOutbox },\n`,
     to: "",
     tests: ["test/entry/scheduled.test.ts"],
   },
@@ -177,6 +177,41 @@ export const MUTATIONS = [
     from: `    { name: "checks-archive", run: (svc) => sweepCheckArchive(svc) },\n`,
     to: "",
     tests: ["test/cron/check-archive.test.ts"],
+  },
+  {
+    name: "the webhook streak's D1 write ignores the seq (a late, older write wins)",
+    file: "src/services/webhooks/outcome.ts",
+    from: "const where = and(eq(webhookEndpoints.id, e.id), lt(webhookEndpoints.statsSeq, s.seq));",
+    to: "const where = and(eq(webhookEndpoints.id, e.id), lt(webhookEndpoints.statsSeq, s.seq + 1_000_000));",
+    tests: ["test/services/team-webhooks.test.ts"],
+  },
+  {
+    name: "fan-out leaves the outbox row behind",
+    file: "src/services/webhooks/fanout.ts",
+    from: "await svc.db.delete(events).where(eq(events.id, event.id));",
+    to: "",
+    tests: ["test/services/team-webhooks.test.ts", "test/queues/deliveries.test.ts"],
+  },
+  {
+    name: "the team log's alarm re-sends nothing",
+    file: "src/durable-objects/team-webhooks/object.ts",
+    from: "if (swept.length > 0) await this.resend(swept);",
+    to: "",
+    tests: ["test/cron/webhooks-sweeps.test.ts"],
+  },
+  {
+    name: "deleting an endpoint keeps its deliveries in the team log",
+    file: "src/services/webhooks/endpoints.ts",
+    from: "await teamLog(svc, { id: teamId }).deleteEndpoint(id);",
+    to: "",
+    tests: ["test/services/team-webhooks.test.ts"],
+  },
+  {
+    name: "re-enabling an endpoint keeps the team log's failure streak",
+    file: "src/durable-objects/team-webhooks/streaks.ts",
+    from: `else if (change === "reset") next = { ...current, failureCount: 0, disable: null };`,
+    to: `else if (change === "reset") next = { ...current };`,
+    tests: ["test/services/team-webhooks.test.ts"],
   },
 ];
 

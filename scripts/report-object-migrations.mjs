@@ -1,9 +1,12 @@
-// Wraps drizzle-kit's durable-sqlite output for the per-domain report objects (docs/decisions.md D120)
-// into a TypeScript module of SQL strings: wrangler's bundler and the vitest pool then load it without
-// a rule for .sql imports. Run by `npm run db:generate:reports` after drizzle-kit generate.
+// Wraps drizzle-kit's durable-sqlite output for a Durable Object class with its own SQLite schema (the
+// per-domain report objects, docs/decisions.md D120; the per-team webhook logs, D140) into a TypeScript
+// module of SQL strings: wrangler's bundler and the vitest pool then load it without a rule for .sql
+// imports. Run by `npm run db:generate:reports` and `npm run db:generate:team` after drizzle-kit generate.
+// Argument: the object's folder under the repository root (default src/durable-objects/domain-store).
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 
-const dir = new URL("../src/durable-objects/domain-store/migrations/", import.meta.url);
+const folder = (process.argv[2] ?? "src/durable-objects/domain-store").replace(/\/+$/, "");
+const dir = new URL(`../${folder}/migrations/`, import.meta.url);
 const journal = JSON.parse(readFileSync(new URL("meta/_journal.json", dir), "utf8"));
 const entries = journal.entries.map((e) => ({ idx: e.idx, when: e.when, tag: e.tag, breakpoints: e.breakpoints }));
 const sql = Object.fromEntries(journal.entries.map((e) => [`m${String(e.idx).padStart(4, "0")}`, readFileSync(new URL(`${e.tag}.sql`, dir), "utf8")]));

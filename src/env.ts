@@ -2,6 +2,7 @@
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { DomainStore } from "./durable-objects/domain-store/object";
 import type { RateLimiter } from "./durable-objects/rate-limiter";
+import type { TeamWebhooks } from "./durable-objects/team-webhooks/object";
 
 export interface Env {
   DB: D1Database;
@@ -10,6 +11,8 @@ export interface Env {
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   /** One object per domain: its report data (docs/decisions.md D120). */
   DOMAIN_STORE: DurableObjectNamespace<DomainStore>;
+  /** One object per team: its webhook events, deliveries and endpoint streaks (docs/decisions.md D140). */
+  TEAM_WEBHOOKS: DurableObjectNamespace<TeamWebhooks>;
   SEND_EMAIL?: SendEmail;
   /** Static data beside the script, read by the Worker only (wrangler.toml [assets]; docs/decisions.md D59). */
   ASSETS: Fetcher;

@@ -8,6 +8,7 @@ import { createAgentGateway, isAgentPath } from "./mcp/gateway";
 
 export { DomainStore } from "./durable-objects/domain-store/object";
 export { RateLimiter } from "./durable-objects/rate-limiter";
+export { TeamWebhooks } from "./durable-objects/team-webhooks/object";
 
 const app = createApp();
 const agent = createAgentGateway(app.fetch);

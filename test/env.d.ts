@@ -6,7 +6,7 @@ declare global {
   namespace Cloudflare {
     interface GlobalProps {
       mainModule: typeof import("../src/index");
-      durableNamespaces: "RateLimiter" | "DomainStore";
+      durableNamespaces: "RateLimiter" | "DomainStore" | "TeamWebhooks";
     }
     interface Env extends WorkerEnv {
       TEST_MIGRATIONS: D1Migration[];

@@ -10,8 +10,9 @@ import { runDkimAudit } from "../services/dkim-inventory/audit";
 import { purgeDmarcData } from "../services/dmarc/retention";
 import { checkSilentReporters } from "../services/dmarc/silent-reporters";
 import { moveLegacyReports } from "../services/report-moves/move";
+import { moveLegacyDeliveries } from "../services/report-moves/webhooks";
 import { resealSecrets } from "../services/webhooks/secrets";
-import { purgeDeliveries, sweepOutbox, sweepRetries } from "../services/webhooks/sweeps";
+import { sweepOutbox } from "../services/webhooks/sweeps";
 
 export const EVERY_MINUTE = "* * * * *";
 export const DAILY = "17 3 * * *";
@@ -27,13 +28,12 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
     { name: "due-checks", run: (svc) => runDueChecks(svc) },
     { name: "checks-archive", run: (svc) => sweepCheckArchive(svc) },
     { name: "outbox-sweep", run: sweepOutbox },
-    { name: "retry-sweep", run: sweepRetries },
     { name: "ownership-recheck", run: (svc) => recheckOwnership(svc) },
     { name: "report-moves", run: (svc) => moveLegacyReports(svc) },
+    { name: "webhook-log-moves", run: (svc) => moveLegacyDeliveries(svc) },
   ],
   [DAILY]: [
     { name: "dkim-audit", run: (svc) => runDkimAudit(svc) },
-    { name: "deliveries-retention", run: (svc) => purgeDeliveries(svc) },
     { name: "dmarc-retention", run: (svc) => purgeDmarcData(svc) },
     { name: "alerts-retention", run: (svc) => purgeResolvedAlerts(svc) },
     { name: "silent-reporters", run: (svc) => checkSilentReporters(svc) },

@@ -284,6 +284,8 @@ export const webhookEndpoints = sqliteTable(
     previousSecretEnc: text("previous_secret_enc"),
     previousSecretExpiresAt: ms("previous_secret_expires_at"),
     failureCount: integer("failure_count").notNull().default(0),
+    /** The team log's streak seq of the values above: only a higher one writes them (docs/decisions.md D143). */
+    statsSeq: integer("stats_seq").notNull().default(0),
     disabledAt: ms("disabled_at"),
     disabledReason: text("disabled_reason"),
     lastSuccessAt: ms("last_success_at"),
@@ -293,7 +295,11 @@ export const webhookEndpoints = sqliteTable(
   (t) => [index("webhook_endpoints_team_idx").on(t.teamId)],
 );
 
-/** The outbox: written in the same batch as the change that caused it. */
+/**
+ * The outbox: written in the same batch as the change that caused it, deleted once fanned out into the
+ * team's webhook log (docs/decisions.md D141). Deliveries live in that log; migration 0010 renamed the
+ * old D1 table legacy_deliveries for the mover (D145).
+ */
 export const events = sqliteTable(
   "events",
   {
@@ -308,42 +314,6 @@ export const events = sqliteTable(
     fannedOutAt: ms("fanned_out_at"),
   },
   (t) => [index("events_pending_fanout_idx").on(t.fannedOutAt, t.createdAt), index("events_team_created_idx").on(t.teamId, t.createdAt)],
-);
-
-export const deliveries = sqliteTable(
-  "deliveries",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    endpointId: integer("endpoint_id")
-      .notNull()
-      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
-    eventId: text("event_id")
-      .notNull()
-      .references(() => events.id, { onDelete: "cascade" }),
-    teamId: integer("team_id").notNull(),
-    eventType: text("event_type").notNull(),
-    status: text("status", { enum: ["pending", "delivered", "failed"] }).notNull(),
-    attempts: integer("attempts").notNull().default(0),
-    responseStatus: integer("response_status"),
-    responseBody: text("response_body"),
-    responseHeaders: text("response_headers", { mode: "json" }),
-    error: text("error"),
-    durationMs: integer("duration_ms"),
-    nextRetryAt: ms("next_retry_at"),
-    /** Set while a consumer holds the attempt (claim lease): a manual redelivery must not start a second one. */
-    leasedUntil: ms("leased_until"),
-    deliveredAt: ms("delivered_at"),
-    createdAt: createdAt(),
-    updatedAt: ms("updated_at")
-      .notNull()
-      .$defaultFn(() => new Date()),
-  },
-  (t) => [
-    uniqueIndex("deliveries_event_endpoint_uq").on(t.eventId, t.endpointId),
-    index("deliveries_endpoint_created_idx").on(t.endpointId, t.createdAt),
-    index("deliveries_status_retry_idx").on(t.status, t.nextRetryAt),
-    index("deliveries_created_idx").on(t.createdAt),
-  ],
 );
 
 /** Notices to a team owner (endpoint disabled, ...): sent by email when configured, always recorded. */

@@ -16,8 +16,7 @@ import { installDohStub, restoreDohStubs } from "../support/doh-stub";
 import { addDomain, dkimRecord, diffsOf, alertsOf, eventsOf, markVerified, newDomainName, zoneFor } from "../support/monitoring";
 import { consumeDeliveries } from "../../src/queues/deliveries";
 import { CLAIM_LEASE_MS } from "../../src/services/webhooks/deliver";
-import { sweepRetries } from "../../src/services/webhooks/sweeps";
-import { fakeBatch, fakeQueue, insertEvent, installReceiver } from "../support/webhooks";
+import { deliveriesOf, deliveryOf, fakeBatch, fakeQueue, insertEvent, installReceiver } from "../support/webhooks";
 
 afterEach(() => restoreDohStubs());
 
@@ -108,68 +107,147 @@ describe("checks consumer: a failing D1 batch, then redelivery", () => {
   });
 });
 
-describe("deliveries consumer: fan-out whose batch fails, then redelivery", () => {
-  it.each(["before-commit", "after-commit"] as const)("creates one delivery per endpoint (%s)", async (mode) => {
+type Crash = "object-before" | "object-after" | "d1-before" | "d1-after";
+
+/** The TEAM_WEBHOOKS binding with the first call of `method` failing: "before" throws instead of calling
+ *  the object, "after" lets the object commit and then throws, as a worker dying before it heard back. */
+function failingTeamLogs(ns: Env["TEAM_WEBHOOKS"], method: string, when: "before" | "after") {
+  const state = { injected: false };
+  const wrapped = new Proxy(ns, {
+    get(target, prop) {
+      if (prop !== "getByName") return Reflect.get(target, prop, target);
+      return (name: string) => {
+        const stub = target.getByName(name);
+        return new Proxy(stub, {
+          get(s, p) {
+            const v = Reflect.get(s, p);
+            if (p !== method || state.injected) return v;
+            return async (...args: unknown[]) => {
+              state.injected = true;
+              // RPC stubs answer any property, so the method is called through the stub, not Function.apply.
+              if (when === "after") await (s as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[p as string]?.(...args);
+              throw new Error(`injected ${method} failure (${when})`);
+            };
+          },
+        });
+      };
+    },
+  });
+  return { ns: wrapped as Env["TEAM_WEBHOOKS"], state };
+}
+
+/** The DB binding with its first statement matching `sql` failing ("before": not run; "after": run, then throws). */
+function failingStatement(db: D1Database, match: RegExp, when: "before" | "after") {
+  const state = { injected: false };
+  const wrapped = new Proxy(db, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target);
+      if (prop !== "prepare") return typeof v === "function" ? v.bind(target) : v;
+      return (query: string) => {
+        const stmt = target.prepare(query);
+        if (state.injected || !match.test(query)) return stmt;
+        const fail =
+          (run: (...a: unknown[]) => Promise<unknown>) =>
+          async (...a: unknown[]) => {
+            state.injected = true;
+            if (when === "after") await run(...a);
+            throw new Error(`injected D1 failure (${when}): ${query.slice(0, 40)}`);
+          };
+        return new Proxy(stmt, {
+          get(t, p) {
+            const f = Reflect.get(t, p, t);
+            if (typeof f !== "function") return f;
+            if (p === "run" || p === "all" || p === "raw" || p === "first") return fail(f.bind(t));
+            if (p === "bind")
+              return (...b: unknown[]) => {
+                const bound = f.apply(t, b);
+                return new Proxy(bound, {
+                  get: (bt, bp) => (["run", "all", "raw", "first"].includes(String(bp)) ? fail(Reflect.get(bt, bp, bt).bind(bt)) : Reflect.get(bt, bp, bt)),
+                });
+              };
+            return f.bind(t);
+          },
+        });
+      };
+    },
+  });
+  return { db: wrapped as D1Database, state };
+}
+
+describe("deliveries consumer: fan-out that crashes between its steps, then redelivery", () => {
+  it.each(["object-before", "object-after", "d1-before", "d1-after"] as Crash[])("creates one delivery per endpoint (%s)", async (crash) => {
     installReceiver();
     const svc = createServices(env);
     const team = await makeTeam();
     const a = await createEndpoint(svc, teamContext(team.id), "enterprise", { url: "https://hooks.example.com/a", events: ["*"] });
     const b = await createEndpoint(svc, teamContext(team.id), "enterprise", { url: "https://hooks.example.com/b", events: ["*"] });
     const ev = await insertEvent(svc, team.id, "alert.created");
-    const f = failingDb(env.DB, 1, mode);
-    const crashed = await deliver("emailauth-deliveries", { kind: "fanout", event_id: ev.id }, quietEnv(f.db));
-    expect(f.state.injected).toBe(true);
+    const when = crash.endsWith("before") ? "before" : "after";
+    // The object write (its fanOut call), or the D1 delete of the outbox row that follows it.
+    const o = failingTeamLogs(env.TEAM_WEBHOOKS, crash.startsWith("object") ? "fanOut" : "none", when);
+    const f = failingStatement(env.DB, crash.startsWith("d1") ? /^delete from "events"/i : /^$/, when);
+    const first = fakeQueue();
+    const crashed = await deliver(
+      "emailauth-deliveries",
+      { kind: "fanout", event_id: ev.id },
+      { ...quietEnv(f.db), DELIVERIES_QUEUE: first.queue, TEAM_WEBHOOKS: o.ns },
+    );
+    expect(o.state.injected || f.state.injected).toBe(true);
     expect(crashed.retryMessages, "the failed fan-out is retried through the queue").toHaveLength(1);
     const q = fakeQueue();
     const again = await deliver("emailauth-deliveries", { kind: "fanout", event_id: ev.id }, { ...quietEnv(env.DB), DELIVERIES_QUEUE: q.queue }, 2);
     expect(again.retryMessages).toEqual([]);
-    const rows = await env.DB.prepare("SELECT endpoint_id FROM deliveries WHERE event_id = ? ORDER BY endpoint_id").bind(ev.id).all<{ endpoint_id: number }>();
-    expect(rows.results.map((r) => r.endpoint_id)).toEqual([a.id, b.id].sort((x, y) => x - y));
-    if (mode === "before-commit") {
-      // Nothing was committed the first time: the redelivered fan-out writes and queues both.
-      expect(q.sent.map((m) => (m.body as { kind: string }).kind)).toEqual(["deliver", "deliver"]);
-    }
+    expect((await deliveriesOf(team.id, { eventId: ev.id })).map((d) => d.endpointId)).toEqual([a.id, b.id].sort((x, y) => x - y));
+    // Messages go out after the object write and before the D1 delete. A crash before they went: the
+    // redelivery queues both. After: the redelivery queues them again while the outbox row is still there
+    // (a duplicate is stopped by the claim), and nothing once it is gone.
+    const kinds = (fq: ReturnType<typeof fakeQueue>) => fq.sent.map((m) => (m.body as { kind: string }).kind);
+    const expected = { "object-before": [0, 2], "object-after": [0, 2], "d1-before": [2, 2], "d1-after": [2, 0] }[crash];
+    expect([kinds(first).length, kinds(q).length]).toEqual(expected);
+    expect([...kinds(first), ...kinds(q)].every((k) => k === "deliver")).toBe(true);
+    expect(await env.DB.prepare("SELECT id FROM events WHERE id = ?").bind(ev.id).first()).toBeNull();
   });
 });
 
-describe("deliveries consumer: an attempt whose outcome batch fails after the POST", () => {
-  it.each(["before-commit", "after-commit"] as const)("ends delivered once, re-driven after the claim lease (%s)", async (mode) => {
+describe("deliveries consumer: an attempt whose outcome write fails after the POST", () => {
+  it.each(["object-before", "object-after", "d1-before", "d1-after"] as Crash[])("ends delivered once, re-driven after the claim lease (%s)", async (crash) => {
     const r = installReceiver();
     const svc = createServices(env);
     const team = await makeTeam();
     const hook = await createEndpoint(svc, teamContext(team.id), "enterprise", { url: "https://hooks.example.com/in", events: ["*"] });
+    await env.DB.prepare("UPDATE webhook_endpoints SET failure_count = 3 WHERE id = ?").bind(hook.id).run();
     const ev = await insertEvent(svc, team.id, "alert.created");
     const q = fakeQueue();
     await deliver("emailauth-deliveries", { kind: "fanout", event_id: ev.id }, { ...quietEnv(env.DB), DELIVERIES_QUEUE: q.queue });
-    const deliverMsg = q.sent[0]?.body as { kind: "deliver"; delivery_id: number };
+    const deliverMsg = q.sent[0]?.body as { kind: "deliver"; team_id: number; endpoint_id: number; delivery_id: number };
     expect(deliverMsg?.kind).toBe("deliver");
-    // The claim is a single statement; the outcome (delivery row and endpoint counters) is the batch.
-    const f = failingDb(env.DB, 1, mode);
-    const crashed = await deliver("emailauth-deliveries", deliverMsg, quietEnv(f.db));
-    expect(f.state.injected).toBe(true);
+    // The outcome is one transaction in the team's log (delivery and streak), then the streak's D1 copy (one batch).
+    const when = crash.endsWith("before") ? "before" : "after";
+    const o = failingTeamLogs(env.TEAM_WEBHOOKS, crash.startsWith("object") ? "recordOutcome" : "none", when);
+    const f = failingDb(env.DB, crash.startsWith("d1") ? 1 : 0, when === "before" ? "before-commit" : "after-commit");
+    const crashed = await deliver("emailauth-deliveries", deliverMsg, { ...quietEnv(f.db), TEAM_WEBHOOKS: o.ns });
+    expect(o.state.injected || f.state.injected).toBe(true);
     expect(crashed.retryMessages).toHaveLength(1);
-    // The queue's retry and the retry sweep run once the claim lease (CLAIM_LEASE_MS) has passed.
+    // The queue's retry runs once the claim lease (CLAIM_LEASE_MS) has passed.
     const later = new Date(Date.now() + CLAIM_LEASE_MS + 1000);
     const clocked = createServices({ ...(env as Env), DELIVERIES_QUEUE: fakeQueue().queue }, { clock: { now: () => later } });
-    const sq = fakeQueue();
-    await sweepRetries(createServices({ ...(env as Env), DELIVERIES_QUEUE: sq.queue }, { clock: { now: () => later } }));
-    const redelivered = [deliverMsg, ...sq.sent.map((m) => m.body)];
-    const batch = fakeBatch(redelivered);
+    const batch = fakeBatch([deliverMsg]);
     await consumeDeliveries(batch, clocked);
-    const row = await env.DB.prepare("SELECT status, attempts FROM deliveries WHERE id = ?")
-      .bind(deliverMsg.delivery_id)
-      .first<{ status: string; attempts: number }>();
-    const ep = await env.DB.prepare("SELECT failure_count FROM webhook_endpoints WHERE id = ?").bind(hook.id).first<{ failure_count: number }>();
+    const row = await deliveryOf(team.id, deliverMsg.delivery_id);
+    const ep = await env.DB.prepare("SELECT failure_count, last_success_at FROM webhook_endpoints WHERE id = ?")
+      .bind(hook.id)
+      .first<{ failure_count: number; last_success_at: number | null }>();
     const posts = r.received.filter((x) => x.headers["webhook-id"] === ev.id);
-    if (mode === "before-commit") {
+    expect({ status: row?.status, attempts: row?.attempts }).toEqual({ status: "delivered", attempts: 1 });
+    if (crash === "object-before") {
       // Nothing was recorded: the attempt is made again (same webhook-id: receivers deduplicate, D10).
-      expect(row).toEqual({ status: "delivered", attempts: 1 });
       expect(posts).toHaveLength(2);
     } else {
-      // The outcome was recorded before the crash: the redelivery and the sweep send nothing again.
-      expect(row).toEqual({ status: "delivered", attempts: 1 });
+      // The outcome was recorded before the crash: the redelivery sends nothing again, and it writes the
+      // streak's D1 copy if that write was lost (D143).
       expect(posts).toHaveLength(1);
     }
     expect(ep?.failure_count).toBe(0);
+    expect(ep?.last_success_at).not.toBeNull();
   });
 });

@@ -10,7 +10,7 @@ import { makeTeam } from "../support/api";
 import { installDohStub } from "../support/doh-stub";
 import { insertDomain } from "../support/factories";
 import { zoneFor } from "../support/monitoring";
-import { createWebhook, insertEvent, installReceiver, testServices } from "../support/webhooks";
+import { createWebhook, deliveriesOf, deliveryOf, insertEvent, installReceiver, testServices } from "../support/webhooks";
 import wranglerToml from "../../wrangler.toml?raw";
 
 afterEach(() => vi.restoreAllMocks());
@@ -130,12 +130,12 @@ describe("emailauth-deliveries", () => {
     const ev = await insertEvent(testServices(), team.id, "alert.created");
     const fan = await run("emailauth-deliveries", [{ kind: "fanout", event_id: ev.id }]);
     expect(fan.acked).toEqual(fan.ids);
-    const row = await env.DB.prepare("SELECT id, status FROM deliveries WHERE event_id = ? AND endpoint_id = ?").bind(ev.id, hook.id).first<{ id: number }>();
+    const [row] = await deliveriesOf(team.id, { eventId: ev.id, endpointId: hook.id });
     expect(row).toMatchObject({ status: "pending" });
-    const deliver = await run("emailauth-deliveries", [{ kind: "deliver", delivery_id: row?.id }]);
+    const deliver = await run("emailauth-deliveries", [{ kind: "deliver", team_id: team.id, endpoint_id: hook.id, delivery_id: row?.id }]);
     expect(deliver.acked).toEqual(deliver.ids);
     expect(r.received.filter((x) => x.headers["webhook-id"] === ev.id)).toHaveLength(1);
-    expect(await env.DB.prepare("SELECT status FROM deliveries WHERE id = ?").bind(row?.id).first("status")).toBe("delivered");
+    expect((await deliveryOf(team.id, row?.id ?? 0))?.status).toBe("delivered");
   });
 
   it("acks a malformed message and retries an unexpected failure after 30 s, each message on its own", async () => {
@@ -145,11 +145,27 @@ describe("emailauth-deliveries", () => {
     const svc = testServices();
     const failing = await insertEvent(svc, team.id, "alert.created");
     quietLogs();
-    vi.spyOn(env.DB, "batch").mockRejectedValueOnce(new Error("D1 unavailable (test)"));
+    vi.spyOn(env.DB, "prepare").mockImplementationOnce(() => {
+      throw new Error("D1 unavailable (test)");
+    });
     const out = await run("emailauth-deliveries", [{ kind: "fanout", event_id: failing.id }, { kind: "nonsense" }]);
     expect(out.retried).toEqual([out.ids[0]]);
     expect(out.delayOf(out.ids[0])).toBe(30);
     expect(out.acked).toEqual([out.ids[1]]);
+  });
+});
+
+describe("emailauth-deliveries: a deliver message of the release before the team logs", () => {
+  it("is parsed, logged and acked without sending (the mover brings its delivery, the team's alarm sends it)", async () => {
+    const r = installReceiver();
+    const warns = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const out = await run("emailauth-deliveries", [{ kind: "deliver", delivery_id: 987_654 }]);
+    expect(out.acked).toEqual(out.ids);
+    expect(out.retried).toEqual([]);
+    expect(r.received).toEqual([]);
+    expect(warns.mock.calls.map((c) => JSON.parse(String(c[0])))).toContainEqual(
+      expect.objectContaining({ level: "warn", msg: expect.stringContaining("legacy deliver message acked"), delivery_id: 987_654 }),
+    );
   });
 });
 

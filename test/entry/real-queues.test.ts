@@ -9,7 +9,7 @@ import worker from "../../src/index";
 import { call, json, makeTeam } from "../support/api";
 import { installDohStub } from "../support/doh-stub";
 import { addDomain, dkimRecord, zoneFor } from "../support/monitoring";
-import { createWebhook, insertEvent, installReceiver, testServices } from "../support/webhooks";
+import { createWebhook, deliveriesOf, insertEvent, installReceiver, testServices } from "../support/webhooks";
 import { insertDomain } from "../support/factories";
 
 afterEach(() => vi.restoreAllMocks());
@@ -144,7 +144,7 @@ describe("emailauth-deliveries through the real queue", () => {
     const verified = new Webhook(hook.secret).verify(got.body, got.headers) as { type: string; data: { domain: { id: number } } };
     expect(verified).toMatchObject({ type: "domain.deleted", data: { domain: { id: domain.id } } });
     await eventually(async () => {
-      const row = await env.DB.prepare("SELECT status, attempts FROM deliveries WHERE endpoint_id = ? AND event_type = 'domain.deleted'").bind(hook.id).first();
+      const row = (await deliveriesOf(team.id, { endpointId: hook.id })).find((d) => d.eventType === "domain.deleted");
       expect(row).toMatchObject({ status: "delivered", attempts: 1 });
     });
   }, 30_000);
@@ -158,7 +158,10 @@ describe("emailauth-deliveries through the real queue", () => {
     for (let i = 0; i < 25; i++) evs.push(await insertEvent(svc, team.id, "alert.created"));
     const { requested, acked } = compressRetryDelays();
     const dead = deadLetterLog();
-    vi.spyOn(env.DB, "batch").mockRejectedValue(new Error("D1 unavailable (test)"));
+    // D1 refuses every statement: the fan-out cannot even read its event.
+    vi.spyOn(env.DB, "prepare").mockImplementation(() => {
+      throw new Error("D1 unavailable (test)");
+    });
     // A full batch (max_batch_size 25) is dispatched at once.
     await env.DELIVERIES_QUEUE.sendBatch(evs.map((ev) => ({ body: { kind: "fanout", event_id: ev.id } })));
     const eventIds = evs.map((e) => e.id);

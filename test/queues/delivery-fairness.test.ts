@@ -3,17 +3,15 @@
 // retry counted), and another team's delivery in the same batch is attempted at once.
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { eq, inArray } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { deliveries } from "../../src/db/schema";
 import { createServices } from "../../src/services";
 import { createEndpoint } from "../../src/services/webhooks/create-endpoint";
 import { fanOutEvent } from "../../src/services/webhooks/fanout";
 import { DEFER_SECONDS, PER_ENDPOINT } from "../../src/services/webhooks/fairness";
 import { makeTeam } from "../support/api";
 import { teamContext } from "../support/context";
-import { insertEvent, installReceiver } from "../support/webhooks";
+import { deliveriesOf, insertEvent, installReceiver } from "../support/webhooks";
 
 let r: ReturnType<typeof installReceiver>;
 beforeEach(() => {
@@ -29,8 +27,8 @@ describe("deliveries batch fairness", () => {
     const svc = createServices(env);
     const noisy = await makeTeam();
     const quiet = await makeTeam();
-    await createEndpoint(svc, teamContext(noisy.id), "enterprise", { url: "https://hooks.example.com/noisy", events: ["*"] });
-    await createEndpoint(svc, teamContext(quiet.id), "enterprise", { url: "https://other.example.com/quiet", events: ["*"] });
+    const noisyHook = await createEndpoint(svc, teamContext(noisy.id), "enterprise", { url: "https://hooks.example.com/noisy", events: ["*"] });
+    const quietHook = await createEndpoint(svc, teamContext(quiet.id), "enterprise", { url: "https://other.example.com/quiet", events: ["*"] });
     const sends = vi.spyOn(env.DELIVERIES_QUEUE, "sendBatch");
     const noisyIds: number[] = [];
     for (let i = 0; i < 6; i++) noisyIds.push(...(await fanOutEvent(svc, (await insertEvent(svc, noisy.id, "alert.created")).id)).created);
@@ -40,7 +38,10 @@ describe("deliveries batch fairness", () => {
 
     const batch = createMessageBatch(
       "emailauth-deliveries",
-      [...noisyIds, quietId].map((id, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body: { kind: "deliver", delivery_id: id } })),
+      [
+        ...noisyIds.map((id) => ({ kind: "deliver", team_id: noisy.id, endpoint_id: noisyHook.id, delivery_id: id })),
+        { kind: "deliver", team_id: quiet.id, endpoint_id: quietHook.id, delivery_id: quietId },
+      ].map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body })),
     );
     const ctx = createExecutionContext();
     await worker.queue(batch, env, ctx);
@@ -51,16 +52,13 @@ describe("deliveries batch fairness", () => {
     const hits = (path: string) => r.received.filter((x) => x.url.endsWith(path)).length;
     expect(hits("/noisy")).toBe(PER_ENDPOINT);
     expect(hits("/quiet")).toBe(1);
-    const rows = await svc.db.select().from(deliveries).where(inArray(deliveries.id, noisyIds));
+    const rows = await deliveriesOf(noisy.id, { ids: noisyIds });
     expect(rows.filter((d) => d.status === "delivered")).toHaveLength(PER_ENDPOINT);
     expect(rows.filter((d) => d.status === "pending" && d.attempts === 0)).toHaveLength(6 - PER_ENDPOINT);
     const resent = sends.mock.calls.flatMap(([msgs]) => [...msgs]).filter((m) => (m.body as { kind: string }).kind === "deliver");
     expect(resent).toHaveLength(6 - PER_ENDPOINT);
     expect(resent.every((m) => m.delaySeconds === DEFER_SECONDS)).toBe(true);
-    const quietRow = await svc.db
-      .select()
-      .from(deliveries)
-      .where(eq(deliveries.id, quietId ?? 0));
+    const quietRow = await deliveriesOf(quiet.id, { ids: [quietId ?? 0] });
     expect(quietRow[0]?.status).toBe("delivered");
   });
 });

@@ -1,6 +1,3 @@
-// Every event the service emits matches the data schema published in the OpenAPI `webhooks` section
-// (src/services/events/schemas.ts): a whole monitoring flow runs, then every stored payload is parsed.
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { EVENT_DATA } from "../../src/services/events/schemas";
 import { EVENT_TYPES, type EventType } from "../../src/services/events/emit";
@@ -8,6 +5,7 @@ import { runCheck } from "../../src/services/checks/run-check";
 import { call, json, makeTeam } from "../support/api";
 import { type DohStub, installDohStub, type StubZone } from "../support/doh-stub";
 import { addDomain, captureChecks, clockedServices, dkimRecord, newDomainName, zoneFor } from "../support/monitoring";
+import { outboxAndLogEvents } from "../support/webhooks";
 
 let stub: DohStub | null = null;
 let capture: ReturnType<typeof captureChecks> | null = null;
@@ -58,9 +56,7 @@ describe("emitted events match their published schemas", () => {
     await call(`/api/v1/webhooks/${hook.data.id}/test`, { method: "POST", token: team.full });
     await call(`/api/v1/domains/${added.id}`, { method: "DELETE", token: team.full });
 
-    const rows = await env.DB.prepare("SELECT type, payload FROM events WHERE team_id = ? ORDER BY created_at, rowid")
-      .bind(team.id)
-      .all<{ type: string; payload: string }>();
+    const rows = { results: (await outboxAndLogEvents({ teamId: team.id })).map((e) => ({ type: e.type, payload: JSON.stringify(e.payload) })) };
     const seen = new Set<string>();
     for (const row of rows.results) {
       const payload = JSON.parse(row.payload) as { type: string; data: unknown; id: string; api_version: string; timestamp: string };

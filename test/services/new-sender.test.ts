@@ -6,6 +6,7 @@ import { EVENT_DATA } from "../../src/services/events/schemas";
 import { NEW_SENDER_RULE } from "../../src/services/dmarc/new-sender";
 import { makeTeam } from "../support/api";
 import { day0, enc, makeDomain, post, reportXml, type TestDomain } from "../support/reports";
+import { outboxAndLogEvents } from "../support/webhooks";
 
 const send = async (d: TestDomain, daysAgo: number, records: Array<{ ip: string; count: number; fail?: boolean }>) => {
   const xml = reportXml({
@@ -29,8 +30,9 @@ const alertsOf = async (domainId: number) =>
       .all<{ subject: string; occurrences: number; resolved_at: number | null; title: string; body: string }>()
   ).results;
 const eventsOf = async (domainId: number, type: string) =>
-  (await env.DB.prepare("SELECT payload FROM events WHERE domain_id = ? AND type = ?").bind(domainId, type).all<{ payload: string }>()).results
-    .map((r) => JSON.parse(r.payload) as { data: { alert: { kind: string; subject: string } } })
+  (await outboxAndLogEvents({ domainId }))
+    .filter((r) => r.type === type)
+    .map((r) => r.payload as unknown as { data: { alert: { kind: string; subject: string } } })
     .filter((e) => e.data.alert.kind === "new_sender");
 
 describe("new_sender alert", () => {

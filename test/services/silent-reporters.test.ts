@@ -10,6 +10,7 @@ import { EVENT_DATA } from "../../src/services/events/schemas";
 import { makeTeam } from "../support/api";
 import { insertDomain } from "../support/factories";
 import { reporterSeen } from "../support/reports";
+import { outboxAndLogEvents } from "../support/webhooks";
 
 const svc = () => createServices(env);
 
@@ -25,8 +26,9 @@ const alertsOf = async (domainId: number) =>
       .all<{ subject: string; title: string; body: string; occurrences: number; resolved_at: number | null }>()
   ).results;
 const eventsOf = async (domainId: number, type: string) =>
-  (await env.DB.prepare("SELECT payload FROM events WHERE domain_id = ? AND type = ?").bind(domainId, type).all<{ payload: string }>()).results
-    .map((r) => JSON.parse(r.payload) as { data: { alert: { kind: string } } })
+  (await outboxAndLogEvents({ domainId }))
+    .filter((r) => r.type === type)
+    .map((r) => r.payload as unknown as { data: { alert: { kind: string } } })
     .filter((e) => e.data.alert.kind === "reports_missing");
 
 describe("reports_missing alert", () => {

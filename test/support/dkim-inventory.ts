@@ -1,13 +1,14 @@
 // Test helpers for the DKIM inventory: a domain row inserted directly, keys, and a runner that commits
 // a refresh the way the check consumer does (statements + built events in one batch).
 import { env } from "cloudflare:workers";
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { generateKeyPair, type GeneratedKey, type KeyAlgorithm } from "../../src/core/dkim";
-import { dkimKeys, dkimSelectors, events } from "../../src/db/schema";
+import { dkimKeys, dkimSelectors } from "../../src/db/schema";
 import { createServices, type Services } from "../../src/services";
 import { buildEvent } from "../../src/services/events/emit";
 import type { InventoryRefresh } from "../../src/services/dkim-inventory/refresh";
 import { insertDomain as insertOne } from "./factories";
+import { outboxAndLogEvents } from "./webhooks";
 
 export const services = (now?: () => Date): Services => createServices(env, now ? { clock: { now } } : {});
 
@@ -40,7 +41,8 @@ export async function keysOf(svc: Services, domainId: number, selector: string) 
   return svc.db.select().from(dkimKeys).where(eq(dkimKeys.selectorId, row.id)).orderBy(dkimKeys.id);
 }
 
-export async function eventsOf(svc: Services, domainId: number) {
-  const rows = await svc.db.select().from(events).where(eq(events.domainId, domainId)).orderBy(sql`rowid`);
+/** The domain's events: D1 outbox rows not fanned out yet plus those already in the team's webhook log. */
+export async function eventsOf(_svc: Services, domainId: number) {
+  const rows = await outboxAndLogEvents({ domainId });
   return rows.map((r) => r.payload as { type: string; data: Record<string, unknown> });
 }

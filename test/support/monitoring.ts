@@ -5,6 +5,7 @@ import { generateKeyPair } from "../../src/core/dkim";
 import type { CheckMessage } from "../../src/services/messages";
 import { createServices, type Services } from "../../src/services";
 import type { StubZone } from "./doh-stub";
+import { outboxAndLogEvents } from "./webhooks";
 import { call, json, unique, type TestTeam } from "./api";
 
 export interface ZoneOptions {
@@ -82,11 +83,10 @@ export function fakeBatch(bodies: unknown[], queue = "emailauth-checks") {
   return { batch, messages };
 }
 
+/** The domain's events: the D1 outbox rows not fanned out yet plus those already in its team's webhook log. */
 export async function eventsOf(domainId: number): Promise<Array<{ type: string; data: Record<string, unknown> }>> {
-  const rows = await env.DB.prepare("SELECT type, payload FROM events WHERE domain_id = ? ORDER BY created_at, rowid")
-    .bind(domainId)
-    .all<{ type: string; payload: string }>();
-  return rows.results.map((r) => ({ type: r.type, data: (JSON.parse(r.payload) as { data: Record<string, unknown> }).data }));
+  const rows = await outboxAndLogEvents({ domainId });
+  return rows.map((r) => ({ type: r.type, data: (r.payload as { data: Record<string, unknown> }).data }));
 }
 
 export async function alertsOf(domainId: number) {

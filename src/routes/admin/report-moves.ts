@@ -16,6 +16,9 @@ const Progress = z
     ),
     domains_left: z.number().int().openapi({ description: "Domains whose DMARC reports are still in D1." }),
     dmarc_done: z.boolean().openapi({ description: "True once the DMARC legacy tables are moved and dropped." }),
+    webhooks_done: z.boolean().openapi({
+      description: "True once legacy_deliveries is moved into the per-team webhook logs and dropped, and no event the old release fanned out is left in D1.",
+    }),
   })
   .openapi({
     example: {
@@ -25,9 +28,11 @@ const Progress = z
         { name: "legacy_tls_failures", rows: 0 },
         { name: "legacy_tls_policies", rows: 0 },
         { name: "legacy_tls_reports", rows: 0 },
+        { name: "legacy_deliveries", rows: 48210 },
       ],
       domains_left: 37,
       dmarc_done: false,
+      webhooks_done: false,
     },
   });
 
@@ -36,9 +41,9 @@ const route = createRoute({
   path: "/report-moves",
   tags: ["Admin"],
   operationId: "getReportMoves",
-  summary: "Progress of moving D1 report rows into the per-domain objects",
+  summary: "Progress of moving D1 report rows and webhook deliveries into their objects",
   description:
-    "Rows left in each legacy report table of D1 (null once dropped) and the domains whose DMARC reports are not moved yet. The every-minute cron moves them in batches.",
+    "Rows left in each legacy table of D1 (null once dropped): the report tables moving into the per-domain objects and legacy_deliveries moving into the per-team webhook logs; the domains whose DMARC reports are not moved yet. The every-minute cron moves them in batches.",
   security: [{ adminToken: [] }],
   responses: { 200: { description: "What is left.", content: { "application/json": { schema: dataOf(Progress) } } }, ...errorResponses(401, 404) },
 });

@@ -8,6 +8,7 @@ import { ApiError, forbidden, notFound } from "../../lib/errors";
 import type { Services } from "../../services";
 import { commit } from "../commit";
 import { domainStore } from "../domains/domain-store";
+import { teamLog } from "../webhooks/team-log";
 import { consumeLink } from "./links";
 import type { SignedIn } from "./sessions";
 
@@ -173,8 +174,9 @@ export async function deleteTeam(svc: Services, signedIn: SignedIn, confirmName:
     throw new ApiError(422, "validation_failed", "Type the team's name to confirm.", { confirm: ["Does not match the team name."] });
   const owned = await svc.db.select({ id: domains.id }).from(domains).where(eq(domains.teamId, signedIn.teamId));
   await svc.db.delete(teams).where(eq(teams.id, signedIn.teamId));
-  // Each domain's report object goes after the cascade committed (docs/decisions.md D124).
+  // Each domain's report object and the team's webhook log go after the cascade committed (D124, D140).
   for (const d of owned) await domainStore(svc, d).destroy();
+  await teamLog(svc, { id: signedIn.teamId }).destroy();
 }
 
 export async function teamOverview(svc: Services, signedIn: SignedIn) {

@@ -47,11 +47,17 @@ export interface OutboundEvent {
   data: Record<string, unknown>;
 }
 
-/** Builds the outbound body and its insert statement; add `statement` to the caller's db.batch. */
-export function buildEvent(db: Db, draft: EventDraft, now: Date) {
+/** The outbound body of a new event, with a fresh id. */
+export function eventBody(draft: EventDraft, now: Date): OutboundEvent {
   const id = randomId("evt", 24);
   const data = draft.domain ? { domain: { id: draft.domain.id, name: draft.domain.name }, ...draft.data } : { ...draft.data };
-  const payload: OutboundEvent = { id, type: draft.type, api_version: API_VERSION, timestamp: now.toISOString(), data };
+  return { id, type: draft.type, api_version: API_VERSION, timestamp: now.toISOString(), data };
+}
+
+/** Builds the outbound body and its insert statement; add `statement` to the caller's db.batch. */
+export function buildEvent(db: Db, draft: EventDraft, now: Date) {
+  const payload = eventBody(draft, now);
+  const { id } = payload;
   const statement = db.insert(events).values({
     id,
     teamId: draft.teamId,

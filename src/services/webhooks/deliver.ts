@@ -1,12 +1,15 @@
-// One delivery attempt of a queued (or manual) delivery: claim, re-check the target, sign with the
-// current (and rotated) secret, POST, classify and record. Does I/O (D1, DNS, HTTP, queue).
-import { and, eq, isNull, lte, or } from "drizzle-orm";
+// One delivery attempt of a queued (or manual) delivery: claim in the team's webhook log, re-check the
+// target, sign with the current (and rotated) secret, POST, classify and record (docs/decisions.md D11,
+// D141-D143). Does I/O (D1, the team object, DNS, HTTP, queue).
+import { and, eq, inArray } from "drizzle-orm";
 import { attemptDelivery, buildDelivery, classifyResponse, outcomeOf, queueHops, type Classification, type WebhookEvent } from "../../core/webhooks";
-import { deliveries, events, webhookEndpoints } from "../../db/schema";
+import type { ClaimInput, ClaimResult } from "../../durable-objects/team-webhooks/types";
+import { webhookEndpoints } from "../../db/schema";
 import type { Services } from "../../services";
-import { type AttemptRecord, QUEUE_MAX_DELAY_SECONDS, recordOutcome, sendDeliver } from "./outcome";
+import { type AttemptRecord, QUEUE_MAX_DELAY_SECONDS, recordOutcome, sendDeliver, writeStreak } from "./outcome";
 import { signingSecrets } from "./secrets";
 import { checkTarget } from "./target";
+import { teamLog } from "./team-log";
 import type { DeliveryRow, EndpointRow } from "./views";
 
 /** An attempt in flight holds its delivery this long; a crash mid-attempt is picked up by the retry sweep. */
@@ -17,57 +20,115 @@ export const EARLY_TOLERANCE_MS = 5_000;
 export interface DeliverOptions {
   /** Test and redeliver: attempted even when the endpoint is disabled. */
   manual?: boolean;
+  /** The endpoint row, when the caller just loaded it within the team (test, redeliver): not read again. */
+  endpoint?: EndpointRow;
 }
 
-export async function deliverOne(svc: Services, deliveryId: number, opts: DeliverOptions = {}): Promise<DeliveryRow | null> {
-  const [found] = await svc.db
-    .select({ d: deliveries, e: webhookEndpoints, ev: events })
-    .from(deliveries)
-    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, deliveries.endpointId))
-    .innerJoin(events, eq(events.id, deliveries.eventId))
-    .where(eq(deliveries.id, deliveryId))
-    .limit(1);
-  if (found?.d.status !== "pending") return found?.d ?? null; // gone or settled: nothing to do
-  const { d, e, ev } = found;
+/** Which delivery: a deliver message names all three; the endpoint is loaded within the team from D1. */
+export interface DeliveryRef {
+  teamId: number;
+  endpointId: number;
+  deliveryId: number;
+}
+
+export async function deliverOne(svc: Services, ref: DeliveryRef, opts: DeliverOptions = {}): Promise<DeliveryRow | null> {
+  const given = opts.endpoint?.id === ref.endpointId && opts.endpoint.teamId === ref.teamId ? opts.endpoint : undefined;
+  const e =
+    given ??
+    (await svc.db.query.webhookEndpoints.findFirst({
+      where: and(eq(webhookEndpoints.id, ref.endpointId), eq(webhookEndpoints.teamId, ref.teamId)),
+    }));
+  if (!e) return null; // the endpoint was deleted, and its deliveries with it
   const now = svc.clock.now();
+  const decided = await teamLog(svc, { id: e.teamId }).claim(claimInput(e, ref.deliveryId, opts.manual === true, now));
+  return finishDelivery(svc, e, decided, now);
+}
 
-  if (!e.enabled && !opts.manual) {
-    // Not sent while disabled; marked failed so sweeps stop picking it up (redeliver can resend it).
-    const [row] = await svc.db
-      .update(deliveries)
-      .set({ status: "failed", error: "endpoint disabled; not sent", nextRetryAt: null, updatedAt: now })
-      .where(and(eq(deliveries.id, d.id), eq(deliveries.status, "pending")))
-      .returning();
-    return row ?? d;
+function claimInput(e: EndpointRow, deliveryId: number, manual: boolean, now: Date): ClaimInput {
+  return {
+    teamId: e.teamId,
+    deliveryId,
+    endpointId: e.id,
+    endpointEnabled: e.enabled,
+    manual,
+    nowMs: now.getTime(),
+    leaseMs: CLAIM_LEASE_MS,
+    earlyToleranceMs: EARLY_TOLERANCE_MS,
+  };
+}
+
+/** A claimed delivery of a queue batch, or why there is nothing to attempt (`e` null: the endpoint is gone). */
+export interface BatchClaim {
+  ref: DeliveryRef;
+  e: EndpointRow | null;
+  decided: ClaimResult | null;
+  now: Date;
+}
+
+/**
+ * The deliver messages of one queue batch for ONE team: their endpoints in one D1 read (within the team)
+ * and their claims in one call to the team's log, instead of one of each per message. Throws when either
+ * fails: the caller retries those messages.
+ */
+export async function claimBatch(svc: Services, teamId: number, refs: DeliveryRef[]): Promise<BatchClaim[]> {
+  const ids = [...new Set(refs.map((r) => r.endpointId))];
+  const rows = await svc.db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.teamId, teamId), inArray(webhookEndpoints.id, ids)));
+  const byId = new Map(rows.map((e) => [e.id, e]));
+  const now = svc.clock.now();
+  const known = refs.filter((r) => byId.has(r.endpointId));
+  const decided =
+    known.length === 0
+      ? []
+      : await teamLog(svc, { id: teamId }).claimMany(known.map((r) => claimInput(byId.get(r.endpointId) as EndpointRow, r.deliveryId, false, now)));
+  const of = new Map(known.map((r, i) => [r, decided[i] ?? null]));
+  return refs.map((ref) => ({ ref, e: byId.get(ref.endpointId) ?? null, decided: of.get(ref) ?? null, now }));
+}
+
+/** What a claim decided, carried out: nothing, the streak's D1 copy healed, a hop, or the attempt and its outcome. */
+export async function finishDelivery(svc: Services, e: EndpointRow, decided: ClaimResult, now: Date): Promise<DeliveryRow | null> {
+  switch (decided.kind) {
+    case "missing":
+      return null;
+    case "settled":
+      // A replay of a recorded outcome: D1's copy of the streak is written again (a no-op unless the
+      // write after that outcome was lost: D143).
+      if (decided.streak !== null) await writeStreak(svc, e, decided.streak);
+      return decided.row;
+    case "skipped":
+    case "busy":
+      return decided.row;
+    case "early": {
+      // Not due. A message that waited a full queue hop carries the rest of a long wait on; any other
+      // early message is a duplicate and is dropped (the due one, or the retry sweep, will come).
+      const d = decided.row;
+      const hopped = now.getTime() - d.updatedAt >= QUEUE_MAX_DELAY_SECONDS * 1000 - 60_000;
+      if (hopped && d.nextRetryAt !== null)
+        await sendDeliver(svc, e, d.id, queueHops((d.nextRetryAt - now.getTime()) / 1000, QUEUE_MAX_DELAY_SECONDS).firstHop);
+      return d;
+    }
+    case "claimed": {
+      const ev = decided.event;
+      const payload = parsePayload(ev.payload);
+      const stamped = (payload as { timestamp?: unknown } | null)?.timestamp;
+      const timestamp = typeof stamped === "string" ? stamped : new Date(ev.createdAt);
+      const event: WebhookEvent = { id: ev.id, type: ev.type, timestamp, data: eventData(payload) };
+      const { verdict, record } = await attempt(svc, decided.row, e, event, now);
+      return recordOutcome(svc, decided.row, e, verdict, record, svc.clock.now());
+    }
   }
+}
 
-  if (d.nextRetryAt && d.nextRetryAt.getTime() > now.getTime() + EARLY_TOLERANCE_MS) {
-    // Not due. A message that waited a full queue hop carries the rest of a long wait on; any other
-    // early message is a duplicate and is dropped (the due one, or the retry sweep, will come).
-    const hopped = now.getTime() - d.updatedAt.getTime() >= QUEUE_MAX_DELAY_SECONDS * 1000 - 60_000;
-    if (hopped) await sendDeliver(svc, d.id, queueHops((d.nextRetryAt.getTime() - now.getTime()) / 1000, QUEUE_MAX_DELAY_SECONDS).firstHop);
-    return d;
+/** The stored body; a body that does not parse is sent with empty data rather than never. */
+export function parsePayload(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
   }
-
-  const claimed = await svc.db
-    .update(deliveries)
-    .set({ nextRetryAt: new Date(now.getTime() + CLAIM_LEASE_MS), leasedUntil: new Date(now.getTime() + CLAIM_LEASE_MS), updatedAt: now })
-    .where(
-      and(
-        eq(deliveries.id, d.id),
-        eq(deliveries.status, "pending"),
-        or(isNull(deliveries.nextRetryAt), lte(deliveries.nextRetryAt, new Date(now.getTime() + EARLY_TOLERANCE_MS))),
-        or(isNull(deliveries.leasedUntil), lte(deliveries.leasedUntil, now)),
-      ),
-    )
-    .returning({ id: deliveries.id });
-  if (claimed.length === 0) return d; // another consumer holds it
-
-  const stamped = (ev.payload as { timestamp?: unknown } | null)?.timestamp;
-  const timestamp = typeof stamped === "string" ? stamped : ev.createdAt;
-  const event: WebhookEvent = { id: ev.id, type: ev.type, timestamp, data: eventData(ev.payload) };
-  const { verdict, record } = await attempt(svc, d, e, event, now);
-  return recordOutcome(svc, d, e, verdict, record, svc.clock.now());
 }
 
 function eventData(payload: unknown): Record<string, unknown> {

@@ -1,12 +1,13 @@
-// The delivery log of one endpoint: list with filters, one delivery with payload and response, and
-// redelivery. Does I/O (D1; redeliver also DNS and HTTP).
-import { and, count, desc, eq, isNull, lte, or, type SQL } from "drizzle-orm";
-import { deliveries, events } from "../../db/schema";
+// The delivery log of one endpoint, read from the team's webhook log object (docs/decisions.md D140):
+// list with filters, one delivery with payload and response, and redelivery. The endpoint is loaded
+// within the caller's team from D1 first, so another team's endpoint or another endpoint's delivery is a
+// 404. Does I/O (D1, the team object; redeliver also DNS and HTTP).
 import { conflict, notFound } from "../../lib/errors";
 import { type PaginationQuery, pageOffset } from "../../lib/pagination";
 import type { Services } from "../../services";
-import { deliverOne } from "./deliver";
+import { deliverOne, parsePayload } from "./deliver";
 import { getEndpointInTeam } from "./endpoints";
+import { teamLog } from "./team-log";
 import { type DeliveryDetailView, type DeliveryView, deliveryDetailView, deliveryView } from "./views";
 import { type ServiceContext, requireWrite } from "../context";
 
@@ -16,35 +17,22 @@ export interface DeliveryFilter extends PaginationQuery {
 }
 
 export async function listDeliveries(svc: Services, ctx: ServiceContext, endpointId: number, q: DeliveryFilter) {
-  const { teamId } = ctx;
-  await getEndpointInTeam(svc, teamId, endpointId);
-  const conds: SQL[] = [eq(deliveries.endpointId, endpointId), eq(deliveries.teamId, teamId)];
-  if (q.status) conds.push(eq(deliveries.status, q.status));
-  if (q.event) conds.push(eq(deliveries.eventType, q.event));
-  const where = and(...conds);
-  const [rows, totals] = await svc.db.batch([
-    svc.db.select().from(deliveries).where(where).orderBy(desc(deliveries.createdAt), desc(deliveries.id)).limit(q.per_page).offset(pageOffset(q)),
-    svc.db.select({ n: count() }).from(deliveries).where(where),
-  ]);
-  return { rows: rows.map(deliveryView), total: totals[0]?.n ?? 0 };
-}
-
-async function deliveryInEndpoint(svc: Services, teamId: number, endpointId: number, deliveryId: number) {
-  await getEndpointInTeam(svc, teamId, endpointId);
-  const [found] = await svc.db
-    .select({ d: deliveries, payload: events.payload })
-    .from(deliveries)
-    .innerJoin(events, eq(events.id, deliveries.eventId))
-    .where(and(eq(deliveries.id, deliveryId), eq(deliveries.endpointId, endpointId), eq(deliveries.teamId, teamId)))
-    .limit(1);
-  if (!found) throw notFound("Delivery");
-  return found;
+  const endpoint = await getEndpointInTeam(svc, ctx.teamId, endpointId);
+  const out = await teamLog(svc, { id: endpoint.teamId }).listDeliveries({
+    endpointId: endpoint.id,
+    ...(q.status ? { status: q.status } : {}),
+    ...(q.event ? { eventType: q.event } : {}),
+    limit: q.per_page,
+    offset: pageOffset(q),
+  });
+  return { rows: out.rows.map(deliveryView), total: out.total };
 }
 
 export async function getDelivery(svc: Services, ctx: ServiceContext, endpointId: number, deliveryId: number): Promise<DeliveryDetailView> {
-  const { teamId } = ctx;
-  const found = await deliveryInEndpoint(svc, teamId, endpointId, deliveryId);
-  return deliveryDetailView(found.d, found.payload);
+  const endpoint = await getEndpointInTeam(svc, ctx.teamId, endpointId);
+  const found = await teamLog(svc, { id: endpoint.teamId }).getDelivery(endpoint.id, deliveryId);
+  if (!found) throw notFound("Delivery");
+  return deliveryDetailView(found.row, parsePayload(found.payload));
 }
 
 /**
@@ -55,16 +43,11 @@ export async function getDelivery(svc: Services, ctx: ServiceContext, endpointId
  */
 export async function redeliver(svc: Services, ctx: ServiceContext, endpointId: number, deliveryId: number): Promise<DeliveryView> {
   requireWrite(ctx);
-  const { teamId } = ctx;
-  const { d } = await deliveryInEndpoint(svc, teamId, endpointId, deliveryId);
-  const now = svc.clock.now();
+  const endpoint = await getEndpointInTeam(svc, ctx.teamId, endpointId);
+  const reset = await teamLog(svc, { id: endpoint.teamId }).resetForRedeliver(endpoint.id, deliveryId, svc.clock.now().getTime());
+  if (reset === null) throw notFound("Delivery");
   // Not while an attempt is in flight (a consumer holds the lease): that would send it twice at once.
-  const reset = await svc.db
-    .update(deliveries)
-    .set({ status: "pending", nextRetryAt: null, updatedAt: now })
-    .where(and(eq(deliveries.id, d.id), or(isNull(deliveries.leasedUntil), lte(deliveries.leasedUntil, now))))
-    .returning({ id: deliveries.id });
-  if (reset.length === 0) throw conflict("An attempt of this delivery is in flight; redeliver once it has finished.");
-  const after = await deliverOne(svc, d.id, { manual: true });
-  return deliveryView(after ?? d);
+  if (reset.busy) throw conflict("An attempt of this delivery is in flight; redeliver once it has finished.");
+  const after = await deliverOne(svc, { teamId: endpoint.teamId, endpointId: endpoint.id, deliveryId }, { manual: true, endpoint });
+  return deliveryView(after ?? reset.row);
 }

@@ -1,5 +1,5 @@
 // Reading and deleting a team's webhook endpoints; the event/domain subscription rules shared by
-// create and update. Does I/O (D1).
+// create and update. Does I/O (D1; deleting also the team's webhook log).
 import { and, count, desc, eq, inArray } from "drizzle-orm";
 import { domains, webhookEndpoints } from "../../db/schema";
 import { notFound, validationFailed } from "../../lib/errors";
@@ -9,6 +9,7 @@ import { PLAN_LIMITS } from "../../lib/plans";
 import type { Plan } from "../../db/schema";
 import type { Services } from "../../services";
 import { EVENT_TYPES } from "../events/emit";
+import { teamLog } from "./team-log";
 import { type EndpointRow, endpointView } from "./views";
 import { type ServiceContext, requireWrite } from "../context";
 
@@ -34,7 +35,11 @@ export async function listEndpoints(svc: Services, ctx: ServiceContext, plan: Pl
   return { rows: rows.map((r) => endpointView(r)), total: totals[0]?.n ?? 0, limit: PLAN_LIMITS[plan].webhook_endpoints };
 }
 
-/** Deletes the endpoint; its deliveries go with it (ON DELETE CASCADE, spec: "and its delivery log"). */
+/**
+ * Deletes the endpoint and then its deliveries in the team's webhook log (spec: "and its delivery log").
+ * Endpoint ids are never reused, so a failure between the two leaves deliveries nothing can reach; a
+ * message for one finds no endpoint and does nothing, and the 30-day purge removes them.
+ */
 export async function deleteEndpoint(svc: Services, ctx: ServiceContext, id: number): Promise<void> {
   requireWrite(ctx);
   const { teamId } = ctx;
@@ -43,6 +48,7 @@ export async function deleteEndpoint(svc: Services, ctx: ServiceContext, id: num
     .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.teamId, teamId)))
     .returning({ id: webhookEndpoints.id });
   if (gone.length === 0) throw notFound("Webhook endpoint");
+  await teamLog(svc, { id: teamId }).deleteEndpoint(id);
 }
 
 const KNOWN = new Set<string>([...EVENT_TYPES, "*"]);

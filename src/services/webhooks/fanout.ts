@@ -1,9 +1,12 @@
-// Fan-out of one outbox event (docs/decisions.md D9): one delivery row per matching enabled endpoint,
-// then one deliver message per new row. Idempotent. Does I/O (D1, queue).
+// Fan-out of one outbox event (docs/decisions.md D9, D141): the event goes into its team's webhook log
+// with one pending delivery per matching enabled endpoint, one deliver message per delivery still never
+// attempted, and only then is the D1 outbox row deleted. Every step is safe to repeat, so a crash
+// anywhere is healed by the next run (the queue's retry or the outbox sweep). Does I/O (D1, the team
+// object, queue).
 import { and, eq } from "drizzle-orm";
-import { deliveries, events, webhookEndpoints } from "../../db/schema";
+import { events, webhookEndpoints } from "../../db/schema";
 import type { Services } from "../../services";
-import { commitAll } from "../commit";
+import { deliveryIdFloor, teamLog } from "./team-log";
 import type { EndpointRow } from "./views";
 
 type EventRow = typeof events.$inferSelect;
@@ -22,63 +25,49 @@ export function matches(endpoint: Pick<EndpointRow, "enabled" | "events" | "doma
 }
 
 export interface FanOutResult {
+  /** Deliveries created by this run. */
   created: number[];
+  /** Deliveries enqueued by this run: every one of the event's deliveries still never attempted. */
+  enqueued: number[];
   skipped: "missing" | "already_fanned_out" | null;
 }
 
 export async function fanOutEvent(svc: Services, eventId: string): Promise<FanOutResult> {
   const event = await svc.db.query.events.findFirst({ where: eq(events.id, eventId) });
-  if (!event) return { created: [], skipped: "missing" };
-  if (event.fannedOutAt !== null) return { created: [], skipped: "already_fanned_out" };
-  const now = svc.clock.now();
+  if (!event) return { created: [], enqueued: [], skipped: "missing" };
+  // Fanned out by the release before the team logs: its deliveries are in legacy_deliveries (D145).
+  if (event.fannedOutAt !== null) return { created: [], enqueued: [], skipped: "already_fanned_out" };
   const endpoints = await svc.db
     .select()
     .from(webhookEndpoints)
     .where(and(eq(webhookEndpoints.teamId, event.teamId), eq(webhookEndpoints.enabled, true)));
   const targets = endpoints.filter((e) => matches(e, event));
-  const mark = svc.db.update(events).set({ fannedOutAt: now }).where(eq(events.id, event.id));
-  if (targets.length === 0) {
-    await mark;
-    return { created: [], skipped: null };
-  }
-  // Unique (event_id, endpoint_id): a repeated fan-out inserts nothing and so enqueues nothing.
-  // Ten rows per statement keeps each under D1's 100 bound parameters.
-  const rows = targets.map((e) => ({
-    endpointId: e.id,
-    eventId: event.id,
+  const out = await teamLog(svc, { id: event.teamId }).fanOut({
     teamId: event.teamId,
-    eventType: event.type,
-    status: "pending" as const,
-    attempts: 0,
-    createdAt: now,
-    updatedAt: now,
-  }));
-  const inserts = [];
-  for (let i = 0; i < rows.length; i += 10) {
-    inserts.push(
-      svc.db
-        .insert(deliveries)
-        .values(rows.slice(i, i + 10))
-        .onConflictDoNothing({ target: [deliveries.eventId, deliveries.endpointId] })
-        .returning({ id: deliveries.id }),
-    );
-  }
-  const results = await commitAll(svc, [...inserts, mark]);
-  const inserted = results.slice(0, inserts.length).flat() as { id: number }[];
-  const created = inserted.map((r) => r.id);
-  await enqueueDeliveries(svc, created);
-  return { created, skipped: null };
+    event: { id: event.id, domainId: event.domainId, type: event.type, payload: JSON.stringify(event.payload), createdAt: event.createdAt.getTime() },
+    endpointIds: targets.map((e) => e.id),
+    nowMs: svc.clock.now().getTime(),
+    idFloor: targets.length === 0 ? 0 : await deliveryIdFloor(svc),
+  });
+  await enqueueDeliveries(svc, event.teamId, out.pending);
+  await svc.db.delete(events).where(eq(events.id, event.id));
+  return { created: out.created, enqueued: out.pending.map((d) => d.id), skipped: null };
 }
 
-/** One deliver message per row, in batches of 100; a lost send is recovered by the retry sweep. */
-export async function enqueueDeliveries(svc: Services, ids: number[], delaySeconds = 0): Promise<void> {
-  if (ids.length === 0) return;
+/** One deliver message per delivery, in batches of 100; a lost send is recovered by the object's alarm (D144). */
+export async function enqueueDeliveries(
+  svc: Services,
+  teamId: number,
+  list: ReadonlyArray<{ id: number; endpointId: number }>,
+  delaySeconds = 0,
+): Promise<void> {
+  if (list.length === 0) return;
   try {
     await svc.enqueue.deliveries(
-      ids.map((id) => ({ kind: "deliver", delivery_id: id })),
+      list.map((d) => ({ kind: "deliver", team_id: teamId, endpoint_id: d.endpointId, delivery_id: d.id })),
       { delaySeconds },
     );
   } catch (error) {
-    console.warn(JSON.stringify({ level: "warn", msg: "deliver enqueue failed; the retry sweep will resend", error: String(error) }));
+    console.warn(JSON.stringify({ level: "warn", msg: "deliver enqueue failed; the team log's retry sweep will resend", error: String(error) }));
   }
 }

@@ -1,16 +1,19 @@
-// Records one attempt's outcome: the delivery row and the endpoint's counters in one D1 batch
-// (docs/decisions.md D11), then the follow-up (retry message, owner notice). Does I/O (D1, queue).
-import { and, eq, sql } from "drizzle-orm";
+// Records one attempt's outcome (docs/decisions.md D11, D143): the delivery and the endpoint's failure
+// streak in one transaction of the team's webhook log, then the streak's absolute values into D1's
+// webhook_endpoints where only a higher seq writes (so replays and late writes never double count), then
+// the follow-up (retry message, owner notice). Does I/O (the team object, D1, queue).
+import { and, eq, lt, sql } from "drizzle-orm";
 import { nextRetryDelaySeconds, queueHops, type Classification } from "../../core/webhooks";
-import { deliveries, webhookEndpoints } from "../../db/schema";
+import type { StreakState } from "../../durable-objects/team-webhooks/types";
+import { DISABLE_AFTER_FAILURES } from "../../durable-objects/team-webhooks/streaks";
+import { webhookEndpoints } from "../../db/schema";
 import type { Services } from "../../services";
-import { commit } from "../commit";
 import { notifyOwner } from "../notifications/notify-owner";
 import { enqueueDeliveries } from "./fanout";
+import { teamLog } from "./team-log";
 import type { DeliveryRow, EndpointRow } from "./views";
 
-/** Spec §6 Delivery rules 4: the 20th failed delivery in a row disables the endpoint. */
-export const DISABLE_AFTER_FAILURES = 20;
+export { DISABLE_AFTER_FAILURES };
 /** Longest delaySeconds used per message: the older documented queue maximum (12 h), safe on both. */
 export const QUEUE_MAX_DELAY_SECONDS = 43_200;
 
@@ -23,6 +26,8 @@ export interface AttemptRecord {
   headers: Record<string, string> | null;
   retryAfter: string | null;
 }
+
+const msOf = (d: Date | null) => (d === null ? null : d.getTime());
 
 export async function recordOutcome(
   svc: Services,
@@ -37,73 +42,67 @@ export async function recordOutcome(
   const delivered = verdict === "delivered";
   const spent = verdict === "retry" && delay === null;
   const error = spent ? `${rec.error ?? "failed"}; all ${rec.attempt} attempts spent` : rec.error;
-  const deliveryUpdate = svc.db
-    .update(deliveries)
-    .set({
-      status: delivered ? "delivered" : retrying ? "pending" : "failed",
-      attempts: rec.attempt,
-      responseStatus: rec.status,
-      responseBody: rec.body,
-      responseHeaders: rec.headers,
-      error,
-      durationMs: rec.durationMs,
-      nextRetryAt: retrying && delay !== null ? new Date(now.getTime() + delay * 1000) : null,
-      deliveredAt: delivered ? now : d.deliveredAt,
-      leasedUntil: null,
-      updatedAt: now,
-    })
-    .where(and(eq(deliveries.id, d.id), eq(deliveries.status, "pending")))
-    .returning();
-
-  let justDisabled = false;
+  const out = await teamLog(svc, { id: e.teamId }).recordOutcome({
+    teamId: e.teamId,
+    deliveryId: d.id,
+    nowMs: now.getTime(),
+    status: delivered ? "delivered" : retrying ? "pending" : "failed",
+    attempts: rec.attempt,
+    responseStatus: rec.status,
+    responseBody: rec.body,
+    responseHeaders: rec.headers,
+    error,
+    durationMs: rec.durationMs,
+    nextRetryAt: retrying && delay !== null ? now.getTime() + delay * 1000 : null,
+    // A retrying attempt does not count: only a delivery's final outcome moves the streak (D11).
+    streak: delivered ? "success" : retrying ? null : verdict === "disable" ? "gone" : "failure",
+    seed: { failureCount: e.failureCount, lastSuccessAt: msOf(e.lastSuccessAt), lastFailureAt: msOf(e.lastFailureAt) },
+  });
   if (retrying) {
-    const [row] = await deliveryUpdate;
-    await sendDeliver(svc, d.id, queueHops(delay ?? 0, QUEUE_MAX_DELAY_SECONDS).firstHop);
-    return row ?? d;
+    await sendDeliver(svc, e, d.id, queueHops(delay ?? 0, QUEUE_MAX_DELAY_SECONDS).firstHop);
+    return out.row ?? d;
   }
-  const [[row], [endpoint]] = await commit(svc, [deliveryUpdate, endpointUpdate(svc, e.id, verdict, now)]);
-  if (!delivered && endpoint && e.enabled && !endpoint.enabled && endpoint.disabledReason === "consecutive_failures") justDisabled = true;
-  if (justDisabled) await noticeDisabled(svc, e);
-  return row ?? d;
+  if (out.streak !== null) await writeStreak(svc, e, out.streak);
+  return out.row ?? d;
 }
 
-/** Endpoint counters: success resets the streak; a failed delivery extends it and may disable. */
-function endpointUpdate(svc: Services, id: number, verdict: Classification, now: Date) {
-  const where = eq(webhookEndpoints.id, id);
-  if (verdict === "delivered") {
-    return svc.db.update(webhookEndpoints).set({ failureCount: 0, lastSuccessAt: now }).where(where).returning();
-  }
-  const t = now.getTime();
-  if (verdict === "disable") {
-    // 410 Gone: disabled at once (Standard Webhooks); an endpoint already disabled keeps its reason.
-    return svc.db
+/**
+ * The streak's absolute values into D1, only over an older seq; disabling with the CASE WHEN enabled = 1
+ * rules (410 keeps an earlier reason; the 20th failure in a row disables an enabled endpoint). The read
+ * of `enabled` before the write, in the same batch, tells whether this write disabled it: then, and only
+ * then, the owner is told.
+ */
+export async function writeStreak(svc: Services, e: EndpointRow, s: StreakState): Promise<void> {
+  const at = s.lastFailureAt ?? svc.clock.now().getTime();
+  const disabling = s.disable !== null;
+  const where = and(eq(webhookEndpoints.id, e.id), lt(webhookEndpoints.statsSeq, s.seq));
+  const [before, after] = await svc.db.batch([
+    svc.db.select({ enabled: webhookEndpoints.enabled }).from(webhookEndpoints).where(where),
+    svc.db
       .update(webhookEndpoints)
       .set({
-        failureCount: sql`failure_count + 1`,
-        lastFailureAt: now,
-        enabled: false,
-        disabledAt: sql`CASE WHEN enabled = 1 THEN ${t} ELSE disabled_at END`,
-        disabledReason: sql`CASE WHEN enabled = 1 THEN 'gone' ELSE disabled_reason END`,
+        failureCount: s.failureCount,
+        lastSuccessAt: s.lastSuccessAt === null ? null : new Date(s.lastSuccessAt),
+        lastFailureAt: s.lastFailureAt === null ? null : new Date(s.lastFailureAt),
+        statsSeq: s.seq,
+        ...(disabling
+          ? {
+              enabled: false,
+              disabledAt: sql`CASE WHEN enabled = 1 THEN ${at} ELSE disabled_at END`,
+              disabledReason: sql`CASE WHEN enabled = 1 THEN ${s.disable} ELSE disabled_reason END`,
+            }
+          : {}),
       })
       .where(where)
-      .returning();
-  }
-  const reaches = sql.raw(`enabled = 1 AND failure_count + 1 >= ${DISABLE_AFTER_FAILURES}`);
-  return svc.db
-    .update(webhookEndpoints)
-    .set({
-      failureCount: sql`failure_count + 1`,
-      lastFailureAt: now,
-      enabled: sql`CASE WHEN ${reaches} THEN 0 ELSE enabled END`,
-      disabledAt: sql`CASE WHEN ${reaches} THEN ${t} ELSE disabled_at END`,
-      disabledReason: sql`CASE WHEN ${reaches} THEN 'consecutive_failures' ELSE disabled_reason END`,
-    })
-    .where(where)
-    .returning();
+      .returning({ enabled: webhookEndpoints.enabled, disabledReason: webhookEndpoints.disabledReason }),
+  ]);
+  const justDisabled = before[0]?.enabled === true && after[0]?.enabled === false && after[0].disabledReason === "consecutive_failures";
+  if (justDisabled) await noticeDisabled(svc, e);
 }
 
-/** Enqueues a delivery attempt; a lost send is recovered by the retry sweep. */
-export const sendDeliver = (svc: Services, deliveryId: number, delaySeconds: number): Promise<void> => enqueueDeliveries(svc, [deliveryId], delaySeconds);
+/** Enqueues a delivery attempt; a lost send is recovered by the team log's retry sweep. */
+export const sendDeliver = (svc: Services, e: Pick<EndpointRow, "id" | "teamId">, deliveryId: number, delaySeconds: number): Promise<void> =>
+  enqueueDeliveries(svc, e.teamId, [{ id: deliveryId, endpointId: e.id }], delaySeconds);
 
 async function noticeDisabled(svc: Services, e: EndpointRow): Promise<void> {
   try {

@@ -1,6 +1,6 @@
 // PATCH of an endpoint (docs/decisions.md D11, D13) and secret rotation with a 24 h overlap.
-// Does I/O (DNS for a new target, D1).
-import { and, eq } from "drizzle-orm";
+// Does I/O (DNS for a new target, D1; re-enabling also the team's webhook log).
+import { and, eq, sql } from "drizzle-orm";
 import { generateSecret } from "../../core/webhooks";
 import { webhookEndpoints } from "../../db/schema";
 import { conflict } from "../../lib/errors";
@@ -9,8 +9,11 @@ import type { Services } from "../../services";
 import { getEndpointInTeam, normalizeDomainIds, normalizeEvents } from "./endpoints";
 import { livePreviousSecrets, MAX_PREVIOUS_SECRETS, type PreviousSecret, sealSecret } from "./secrets";
 import { assertTargetAllowed } from "./target";
+import { teamLog } from "./team-log";
 import { type EndpointView, endpointView } from "./views";
 import { type ServiceContext, requireWrite } from "../context";
+
+const msOf = (d: Date | null) => (d === null ? null : d.getTime());
 
 export interface UpdateEndpointInput {
   url?: string;
@@ -30,8 +33,20 @@ export async function updateEndpoint(svc: Services, ctx: ServiceContext, id: num
   if (input.description !== undefined) set.description = input.description;
   if (input.url !== undefined) set.url = await assertTargetAllowed(svc, input.url);
   if (input.enabled === true && !current.enabled) {
-    // Re-enabling starts afresh: the disable reason is cleared and the failure streak reset.
-    Object.assign(set, { enabled: true, disabledAt: null, disabledReason: null, failureCount: 0 });
+    // Re-enabling starts afresh: the disable reason is cleared and the failure streak reset, first in the
+    // team's log (where outcomes count it), then in D1 unless a newer outcome already wrote it (D143).
+    const streak = await teamLog(svc, { id: current.teamId }).resetStreak(
+      current.id,
+      { failureCount: current.failureCount, lastSuccessAt: msOf(current.lastSuccessAt), lastFailureAt: msOf(current.lastFailureAt) },
+      svc.clock.now().getTime(),
+    );
+    Object.assign(set, {
+      enabled: true,
+      disabledAt: null,
+      disabledReason: null,
+      failureCount: sql`CASE WHEN stats_seq < ${streak.seq} THEN 0 ELSE failure_count END`,
+      statsSeq: sql`MAX(stats_seq, ${streak.seq})`,
+    });
   } else if (input.enabled === false && current.enabled) {
     Object.assign(set, { enabled: false, disabledAt: svc.clock.now(), disabledReason: "manual" });
   }

@@ -1,10 +1,14 @@
 // API shapes of webhook endpoints and deliveries (docs/events.md, docs/decisions.md D10). No I/O.
-import type { deliveries, webhookEndpoints } from "../../db/schema";
+import type { DeliveryRecord } from "../../durable-objects/team-webhooks/types";
+import type { webhookEndpoints } from "../../db/schema";
 import { iso } from "../../lib/time";
 import type { EventPayload } from "../events/schemas";
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
-export type DeliveryRow = typeof deliveries.$inferSelect;
+/** A delivery as the team's webhook log holds it (times in epoch ms; docs/decisions.md D140). */
+export type DeliveryRow = DeliveryRecord;
+
+const isoMs = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 export function endpointView(row: EndpointRow, secret?: string) {
   return {
@@ -35,17 +39,17 @@ export function deliveryView(row: DeliveryRow) {
     response_status: row.responseStatus ?? null,
     error: row.error ?? null,
     duration_ms: row.durationMs ?? null,
-    next_retry_at: iso(row.nextRetryAt),
-    delivered_at: iso(row.deliveredAt),
-    created_at: iso(row.createdAt),
+    next_retry_at: isoMs(row.nextRetryAt),
+    delivered_at: isoMs(row.deliveredAt),
+    created_at: isoMs(row.createdAt),
   };
 }
 export type DeliveryView = ReturnType<typeof deliveryView>;
 
 /** The single-delivery view: the outbound payload and the last response (body capped at 4 KB). */
 export function deliveryDetailView(row: DeliveryRow, payload: unknown) {
-  const headers = (row.responseHeaders ?? null) as Record<string, string> | null;
-  const answered = row.responseStatus !== null && row.responseStatus !== undefined;
+  const headers = row.responseHeaders;
+  const answered = row.responseStatus !== null;
   return {
     ...deliveryView(row),
     // The stored body was built by buildEvent from the event schemas (src/services/events/schemas.ts).

@@ -11,6 +11,7 @@ interface Progress {
   tables: Array<{ name: string; rows: number | null }>;
   domains_left: number;
   dmarc_done: boolean;
+  webhooks_done: boolean;
 }
 
 describe("GET /admin/report-moves", () => {
@@ -38,9 +39,11 @@ describe("GET /admin/report-moves", () => {
         { name: "legacy_tls_failures", rows: 0 },
         { name: "legacy_tls_policies", rows: 0 },
         { name: "legacy_tls_reports", rows: 0 },
+        { name: "legacy_deliveries", rows: 0 },
       ],
       domains_left: 1,
       dmarc_done: false,
+      webhooks_done: false,
     });
   });
 

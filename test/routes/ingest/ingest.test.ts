@@ -1,11 +1,12 @@
 import { and, eq } from "drizzle-orm";
 import { gzipSync, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
-import { alerts, dkimSelectors, events } from "../../../src/db/schema";
+import { alerts, dkimSelectors } from "../../../src/db/schema";
 import { json, makeTeam } from "../../support/api";
 import { base64, day0, db, enc, makeDomain, objectRows, post, postJson, reportXml, signature, stored } from "../../support/reports";
 import { installDohStub } from "../../support/doh-stub";
 import { dkimRecord } from "../../support/monitoring";
+import { outboxAndLogEvents } from "../../support/webhooks";
 
 type Ingested = { data: { report_id: string; domain: string; records: number; duplicate: boolean } };
 
@@ -115,10 +116,7 @@ describe("POST /api/webhooks/dmarc: report shapes", () => {
     });
     expect((await post(xml)).status).toBe(202);
     stub.restore();
-    const ev = await db
-      .select()
-      .from(events)
-      .where(and(eq(events.domainId, d.id), eq(events.type, "dmarc.report.received")));
+    const ev = (await outboxAndLogEvents({ domainId: d.id })).filter((e) => e.type === "dmarc.report.received");
     expect(ev).toHaveLength(1);
     expect(ev[0]?.payload).toMatchObject({
       type: "dmarc.report.received",
@@ -222,10 +220,7 @@ describe("POST /api/webhooks/dmarc: signature and routing", () => {
     const after = await stored(d.id);
     expect(after.rows).toBe(before.rows);
     expect(after.messages).toBe(7);
-    const ev = await db
-      .select()
-      .from(events)
-      .where(and(eq(events.domainId, d.id), eq(events.type, "dmarc.report.received")));
+    const ev = (await outboxAndLogEvents({ domainId: d.id })).filter((e) => e.type === "dmarc.report.received");
     expect(ev).toHaveLength(1);
     // Another reporter with the same report id is a different report.
     expect((await post(xml.replace("google.com</org_name>", "Yahoo</org_name>"))).status).toBe(202);
@@ -272,12 +267,9 @@ describe("failure spike alert", () => {
     const open = await spikes();
     expect(open).toHaveLength(1);
     expect(open[0]).toMatchObject({ kind: "dmarc_failure_spike", subject: "dmarc:failures", occurrences: 1, resolvedAt: null });
-    const created = (
-      await db
-        .select()
-        .from(events)
-        .where(and(eq(events.domainId, d.id), eq(events.type, "alert.created")))
-    ).filter((e) => (e.payload as { data: { alert: { kind: string } } }).data.alert.kind === "dmarc_failure_spike");
+    const created = (await outboxAndLogEvents({ domainId: d.id }))
+      .filter((e) => e.type === "alert.created")
+      .filter((e) => (e.payload as { data: { alert: { kind: string } } }).data.alert.kind === "dmarc_failure_spike");
     expect(created).toHaveLength(1);
   });
 

@@ -8,12 +8,11 @@ import { EVENT_DATA } from "../../../src/services/events/schemas";
 import { call, json, makeTeam } from "../../support/api";
 import { insertDomain } from "../../support/factories";
 import { enc, googleShape, intake, microsoftShape, rfcExample, storedTls } from "./fixtures";
+import { outboxAndLogEvents } from "../../support/webhooks";
 
 const body = (o: unknown) => enc(JSON.stringify(o));
 const events = async (domainId: number, type: string) =>
-  (await env.DB.prepare("SELECT payload FROM events WHERE domain_id = ? AND type = ?").bind(domainId, type).all<{ payload: string }>()).results.map(
-    (r) => JSON.parse(r.payload) as { data: Record<string, unknown> },
-  );
+  (await outboxAndLogEvents({ domainId })).filter((r) => r.type === type).map((r) => r.payload as { data: Record<string, unknown> });
 const alertsOf = async (domainId: number, kind: string) =>
   (await env.DB.prepare("SELECT subject, occurrences, resolved_at FROM alerts WHERE domain_id = ? AND kind = ?").bind(domainId, kind).all()).results;
 

@@ -1,8 +1,7 @@
-import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { call, json, makeTeam } from "../../support/api";
-import { createWebhook, installReceiver } from "../../support/webhooks";
+import { createWebhook, installReceiver, setDeliveries } from "../../support/webhooks";
 
 type Body = { data: Record<string, any>; meta?: Record<string, number> };
 let r: ReturnType<typeof installReceiver>;
@@ -94,16 +93,12 @@ describe("redeliver while an attempt is in flight", () => {
     const team = await makeTeam();
     const hook = await createWebhook(team.full, {});
     const { data } = await json<Body>(await call(`/api/v1/webhooks/${hook.id}/test`, { method: "POST", token: team.full }));
-    await env.DB.prepare("UPDATE deliveries SET status = 'pending', leased_until = ? WHERE id = ?")
-      .bind(Date.now() + 60_000, data.id)
-      .run();
+    await setDeliveries(team.id, [data.id], { status: "pending", leasedUntil: Date.now() + 60_000 });
     const before = hooksOnly().length;
     const busy = await call(`/api/v1/webhooks/${hook.id}/deliveries/${data.id}/redeliver`, { method: "POST", token: team.full });
     expect(busy.status).toBe(409);
     expect(hooksOnly().length, "nothing sent twice").toBe(before);
-    await env.DB.prepare("UPDATE deliveries SET leased_until = ? WHERE id = ?")
-      .bind(Date.now() - 1, data.id)
-      .run();
+    await setDeliveries(team.id, [data.id], { leasedUntil: Date.now() - 1 });
     const ok = await call(`/api/v1/webhooks/${hook.id}/deliveries/${data.id}/redeliver`, { method: "POST", token: team.full });
     expect(ok.status).toBe(202);
     expect(hooksOnly().length).toBe(before + 1);
