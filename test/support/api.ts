@@ -1,5 +1,5 @@
 // Calls the Worker's fetch handler as a client would, and builds teams with tokens through the admin API.
-import { env, exports } from "cloudflare:workers";
+import { exports } from "cloudflare:workers";
 import { vi } from "vitest";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789abcdefghijklmnop";
@@ -45,10 +45,6 @@ export async function makeTeam(plan: "starter" | "pro" | "enterprise" = "enterpr
   });
   if (res.status !== 201) throw new Error(`team creation failed: ${res.status} ${await res.text()}`);
   const { data } = await json<{ data: { team: { id: number }; tokens: { full: { token: string; id: number }; read_only: { token: string } } } }>(res);
-  // The pool starts every Durable Object instance through its module runner; one started in the
-  // background (a fan-out from the real queue) while the file is torn down fails there ("Closing rpc").
-  // The team's webhook log is started here, in the foreground, so a late fan-out finds it running.
-  await env.TEAM_WEBHOOKS.getByName(`team:${data.team.id}`).stats();
   return { id: data.team.id, full: data.tokens.full.token, readOnly: data.tokens.read_only.token, fullTokenId: data.tokens.full.id };
 }
 
