@@ -7,6 +7,7 @@ import { runDueChecks } from "../services/checks/due";
 import { sweepCheckArchive } from "../services/checks/archive";
 import { recheckOwnership } from "../services/domains/ownership";
 import { runDkimAudit } from "../services/dkim-inventory/audit";
+import { purgeRetiredKeys } from "../services/dkim-inventory/retention";
 import { purgeDmarcData } from "../services/dmarc/retention";
 import { checkSilentReporters } from "../services/dmarc/silent-reporters";
 import { moveLegacyReports } from "../services/report-moves/move";
@@ -36,6 +37,7 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
     { name: "dkim-audit", run: (svc) => runDkimAudit(svc) },
     { name: "dmarc-retention", run: (svc) => purgeDmarcData(svc) },
     { name: "alerts-retention", run: (svc) => purgeResolvedAlerts(svc) },
+    { name: "dkim-keys-retention", run: (svc) => purgeRetiredKeys(svc) },
     { name: "silent-reporters", run: (svc) => checkSilentReporters(svc) },
     { name: "reseal-webhook-secrets", run: (svc) => resealSecrets(svc) },
   ],

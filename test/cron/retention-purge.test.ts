@@ -4,7 +4,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createServices } from "../../src/services";
+import { HISTORY_DAYS } from "../../src/lib/retention";
 import { purgeResolvedAlerts, RESOLVED_ALERT_DAYS } from "../../src/services/alerts/retention";
+import { purgeRetiredKeys } from "../../src/services/dkim-inventory/retention";
 import { purgeDmarcData, SUMMARY_DAYS } from "../../src/services/dmarc/retention";
 import { PURGE_BATCH, PURGE_DOMAINS } from "../../src/services/purge";
 import { makeTeam } from "../support/api";
@@ -97,5 +99,40 @@ describe("alert retention", () => {
     expect(await purgeResolvedAlerts(createServices(env))).toEqual({ deleted: 1, more: false });
     const left = await env.DB.prepare("SELECT subject FROM alerts WHERE domain_id = ? ORDER BY subject").bind(d.id).all<{ subject: string }>();
     expect(left.results.map((r) => r.subject)).toEqual(["open", "resolved-89"]);
+  });
+});
+
+describe("DKIM key history retention", () => {
+  it("deletes keys retired more than 400 days ago; the current key and keys retired since stay", async () => {
+    const team = await makeTeam();
+    const d = await makeDomain(team.id);
+    const now = Date.now();
+    const selector = await env.DB.prepare(
+      "INSERT INTO dkim_selectors (domain_id, selector, source, status, health, rotations, created_at) VALUES (?, 'google', 'discovered', 'active', 'pass', 2, ?) RETURNING id",
+    )
+      .bind(d.id, now - 900 * DAY)
+      .first<number>("id");
+    const key = (fingerprint: string, retiredDaysAgo: number | null) =>
+      env.DB.prepare(
+        "INSERT INTO dkim_keys (selector_id, fingerprint, type, bits, record, first_seen_at, last_seen_at, retired_at, retired_reason) VALUES (?, ?, 'rsa', 2048, 'v=DKIM1; p=x', ?, ?, ?, ?)",
+      )
+        .bind(
+          selector,
+          fingerprint,
+          now - 900 * DAY,
+          now,
+          retiredDaysAgo === null ? null : now - retiredDaysAgo * DAY,
+          retiredDaysAgo === null ? null : "rotated",
+        )
+        .run();
+    await key("current", null);
+    await key("retired-399", 399);
+    await key("retired-401", 401);
+    expect(HISTORY_DAYS).toBe(400);
+    expect(await purgeRetiredKeys(createServices(env))).toEqual({ deleted: 1, more: false });
+    const left = await env.DB.prepare("SELECT fingerprint FROM dkim_keys WHERE selector_id = ? ORDER BY fingerprint")
+      .bind(selector)
+      .all<{ fingerprint: string }>();
+    expect(left.results.map((r) => r.fingerprint)).toEqual(["current", "retired-399"]);
   });
 });

@@ -2,13 +2,10 @@
 // copied from the D1 outbox under their own ids (a copy that arrives twice adds nothing), the pages the
 // API reads, the posture of one check, and the retention the daily alarm runs.
 import { count, desc, eq, getTableColumns, inArray, lt, sql } from "drizzle-orm";
+import { HISTORY_DAYS, POSTURE_DAYS } from "../../lib/retention";
 import { chunks, num, type StoreDb } from "./db";
 import { checks, diffs } from "./schema";
 
-/** Check history kept (docs/limits.md): a check and its diffs for 400 days ... */
-export const HISTORY_DAYS = 400;
-/** ... and its full posture JSON for 30, except the newest posture, which is always kept. */
-export const POSTURE_DAYS = 30;
 const DAY_MS = 86_400_000;
 
 export type CheckRow = typeof checks.$inferSelect;
