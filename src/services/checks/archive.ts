@@ -78,10 +78,20 @@ export async function archiveChecks(svc: Services, domain: { id: number }, limit
   return { moved: batch.length, more: found.length > limit };
 }
 
-/** After a check's batch committed: the copy is not part of the check, so a failure only leaves work for the sweep. */
-export async function archiveAfterCheck(svc: Services, domain: { id: number }): Promise<void> {
+/**
+ * After a check's batch committed: the copy is not part of the check, so a failure only leaves work for
+ * the sweep. A check that recorded no diffs (a quiet check, nearly every one) is copied from the row the
+ * check just wrote, with no read of D1: the object's insert and one update. A check with diffs reads
+ * them back, since their ids are D1's.
+ */
+export async function archiveAfterCheck(svc: Services, domain: { id: number }, recorded?: typeof checks.$inferSelect): Promise<void> {
   try {
-    await archiveChecks(svc, domain);
+    if (recorded) {
+      await domainStore(svc, domain).storeChecks([toObjectCheck(recorded)], []);
+      await svc.db.update(checks).set({ posture: null, archivedAt: svc.clock.now() }).where(eq(checks.id, recorded.id));
+    } else {
+      await archiveChecks(svc, domain);
+    }
   } catch (error) {
     console.warn(JSON.stringify({ level: "warn", msg: "check archive failed; the sweep will copy it", domain_id: domain.id, error: String(error) }));
   }

@@ -48,11 +48,11 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
     .get();
   if (!found) return { recorded: false, reason: "no_domain" };
   const { domain, plan } = found;
-  // The history is read from the object only: first copy anything a crash left in D1 (newest first).
-  await archiveChecks(svc, domain);
+  // The previous check is read from the object; one a crash left in D1 is copied first (newest first).
   const store = domainStore(svc, domain);
   const held = store.heldChecks([msg.check_id]);
-  const prev = domain.lastCheckId ? await store.getCheck(domain.lastCheckId) : null;
+  let prev = domain.lastCheckId ? await store.getCheck(domain.lastCheckId) : null;
+  if (domain.lastCheckId && !prev && (await archiveChecks(svc, domain)).moved > 0) prev = await store.getCheck(domain.lastCheckId);
   if ((await held).length > 0) return { recorded: false, reason: "duplicate" };
   if (!domain.verified) return { recorded: false, reason: "not_verified" };
   // A newer check of this domain was reserved after this message was sent (this one outlived its lease
@@ -118,19 +118,26 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
       },
       now,
     );
+    const recorded: typeof checks.$inferSelect = {
+      id: msg.check_id,
+      domainId: domain.id,
+      status: "failed",
+      trigger: msg.trigger,
+      score: null,
+      grade: null,
+      dmarcPolicy: null,
+      posture: null,
+      staleParts: null,
+      queries: analysis.queries,
+      durationMs,
+      error,
+      createdAt: now,
+      archivedAt: null,
+    };
     await commit(
       svc,
       [
-        db.insert(checks).values({
-          id: msg.check_id,
-          domainId: domain.id,
-          status: "failed",
-          trigger: msg.trigger,
-          queries: analysis.queries,
-          durationMs,
-          error,
-          createdAt: now,
-        }),
+        db.insert(checks).values(recorded),
         failed.statement,
         db
           .update(domains)
@@ -139,7 +146,7 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
       ],
       [failed.id],
     );
-    await archiveAfterCheck(svc, domain);
+    await archiveAfterCheck(svc, domain, recorded);
     return { recorded: true, status: "failed", checkId: msg.check_id, changes: 0, eventIds: [failed.id] };
   }
 
@@ -182,21 +189,24 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   const alertUpserts = upsertAlerts(db, alertDrafts, now, alertDrafts.length > 0 ? await openAlertKeys(db, domain.teamId, domain.id) : new Set());
 
   const built = events.map((e) => buildEvent(db, e, now));
+  const recorded: typeof checks.$inferSelect = {
+    id: msg.check_id,
+    domainId: domain.id,
+    status: "completed",
+    trigger: msg.trigger,
+    score: merged.score,
+    grade: merged.grade,
+    dmarcPolicy: merged.dmarcPolicy,
+    posture: merged.stored,
+    staleParts: merged.stale,
+    queries: analysis.queries,
+    durationMs,
+    error: null,
+    createdAt: now,
+    archivedAt: null,
+  };
   const statements: Statement[] = [
-    db.insert(checks).values({
-      id: msg.check_id,
-      domainId: domain.id,
-      status: "completed",
-      trigger: msg.trigger,
-      score: merged.score,
-      grade: merged.grade,
-      dmarcPolicy: merged.dmarcPolicy,
-      posture: merged.stored,
-      staleParts: merged.stale,
-      queries: analysis.queries,
-      durationMs,
-      createdAt: now,
-    }),
+    db.insert(checks).values(recorded),
     ...changes.map((c) =>
       db.insert(diffs).values({
         domainId: domain.id,
@@ -229,6 +239,7 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   // D1 batch = one transaction: a concurrent redelivery fails on the checks primary key and changes nothing.
   const eventIds = [...built.map((b) => b.id), ...alertUpserts.eventIds];
   await commitAll(svc, statements, eventIds);
-  await archiveAfterCheck(svc, domain);
+  // A quiet check is copied from memory; one with diffs reads them back (their ids are D1's).
+  await archiveAfterCheck(svc, domain, changes.length === 0 ? recorded : undefined);
   return { recorded: true, status: "completed", checkId: msg.check_id, changes: changes.length, eventIds };
 }

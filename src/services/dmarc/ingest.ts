@@ -5,6 +5,7 @@ import { normalizeDomainName } from "../../core/dns/names";
 import { parseReport, type ParsedReport, type ReportError } from "../../core/reports";
 import { domains } from "../../db/schema";
 import { type ApiError, payloadTooLarge } from "../../lib/errors";
+import type { Plan } from "../../lib/plans";
 import type { Services } from "../../services";
 import { storeReport, type StoreTarget } from "./store";
 
@@ -63,13 +64,17 @@ const within = (name: string, domain: string) => name === domain || name.endsWit
 export async function ingestReport(svc: Services, input: IngestInput): Promise<IngestResult> {
   const now = svc.clock.now();
   let targets: StoreTarget[] = [];
+  // Each target's plan, read once per report (D1 reads are the control plane's budget: docs/capacity.md).
+  const plans = new Map<number, Plan>();
   if (input.recipient !== null) {
     const t = await domainForRecipient(svc, input.recipient);
     if (t === null) throw refused("unknown_recipient", "The recipient is not a report address of any domain.");
     // A pending domain (never verified, or ownership lost) takes no reports: its address may be a former owner's.
     if (!t.verified) throw refused("domain_not_verified", "This report address belongs to a domain whose ownership is not verified.");
     // Over the day's report count: refused before the body is parsed.
-    await admitReportCount(svc, t.id, await planOf(svc, t.id), now);
+    const plan = await planOf(svc, t.id);
+    plans.set(t.id, plan);
+    await admitReportCount(svc, t.id, plan, now);
     targets = [{ id: t.id, teamId: t.teamId, name: t.name }];
   }
   const result = await parseReport(input.body);
@@ -93,7 +98,7 @@ export async function ingestReport(svc: Services, input: IngestInput): Promise<I
   }
   // Every limit is checked for every target before anything is stored, so a refusal writes nothing.
   for (const t of targets) {
-    const plan = await planOf(svc, t.id);
+    const plan = plans.get(t.id) ?? (await planOf(svc, t.id));
     if (input.recipient === null) await admitReportCount(svc, t.id, plan, now);
     await admitParsedReport(svc, t.id, plan, parsed, now);
   }
