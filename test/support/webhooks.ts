@@ -8,6 +8,7 @@ import { createServices, type Services } from "../../src/services";
 import { buildEvent, type EventType } from "../../src/services/events/emit";
 import { type DohStub, installDohStub, type StubZone } from "./doh-stub";
 import { call, json } from "./api";
+import type { DeliveryRecord } from "../../src/durable-objects/team-webhooks/types";
 
 export const PUBLIC_IP = "93.184.216.34";
 
@@ -100,18 +101,7 @@ export async function teamSql<T = Record<string, SqlValue>>(teamId: number, quer
 }
 
 /** A delivery as the old D1 rows looked (Date fields, parsed headers), so assertions read the same. */
-export interface DeliveryRowView {
-  id: number;
-  endpointId: number;
-  eventId: string;
-  eventType: string;
-  status: "pending" | "delivered" | "failed";
-  attempts: number;
-  responseStatus: number | null;
-  responseBody: string | null;
-  responseHeaders: Record<string, string> | null;
-  error: string | null;
-  durationMs: number | null;
+export interface DeliveryRowView extends Omit<DeliveryRecord, "nextRetryAt" | "leasedUntil" | "deliveredAt" | "createdAt" | "updatedAt"> {
   nextRetryAt: Date | null;
   leasedUntil: Date | null;
   deliveredAt: Date | null;

@@ -102,18 +102,12 @@ export interface StreakState extends StreakSeed {
   seq: number;
 }
 
-export interface OutcomeInput {
+/** An attempt's outcome: the delivery's fields it sets, and the streak change it makes. */
+export interface OutcomeInput
+  extends Pick<DeliveryRecord, "status" | "attempts" | "responseStatus" | "responseBody" | "responseHeaders" | "error" | "durationMs" | "nextRetryAt"> {
   teamId: number;
   deliveryId: number;
   nowMs: number;
-  status: DeliveryStatus;
-  attempts: number;
-  responseStatus: number | null;
-  responseBody: string | null;
-  responseHeaders: Record<string, string> | null;
-  error: string | null;
-  durationMs: number | null;
-  nextRetryAt: number | null;
   streak: StreakChange;
   seed: StreakSeed;
 }

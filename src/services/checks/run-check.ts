@@ -50,10 +50,9 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   const { domain, plan } = found;
   // The previous check is read from the object; one a crash left in D1 is copied first (newest first).
   const store = domainStore(svc, domain);
-  const held = store.heldChecks([msg.check_id]);
-  let prev = domain.lastCheckId ? await store.getCheck(domain.lastCheckId) : null;
+  let [held, prev] = await Promise.all([store.heldChecks([msg.check_id]), domain.lastCheckId ? store.getCheck(domain.lastCheckId) : null]);
+  if (held.length > 0) return { recorded: false, reason: "duplicate" };
   if (domain.lastCheckId && !prev && (await archiveChecks(svc, domain)).moved > 0) prev = await store.getCheck(domain.lastCheckId);
-  if ((await held).length > 0) return { recorded: false, reason: "duplicate" };
   if (!domain.verified) return { recorded: false, reason: "not_verified" };
   // A newer check of this domain was reserved after this message was sent (this one outlived its lease
   // in the queue): that one runs, this one is dropped, so a backlog never doubles checks and events.
