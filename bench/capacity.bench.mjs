@@ -20,7 +20,7 @@
 //   - the team's TeamWebhooks object (the event and delivery log, docs/decisions.md D140).
 // The model multiplies the bytes by each plan's check interval and retention (src/lib/plans.ts) and
 // prints the domains one 10 GB D1 holds, and what a domain's and a team's objects hold.
-import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -33,6 +33,7 @@ import { GUARD_MS } from "../src/services/checks/archive.ts";
 import { SUMMARY_DAYS } from "../src/services/dmarc/retention.ts";
 import { startDevServer } from "./lib/dev-server.mjs";
 import { startDohServer } from "./lib/doh-server.mjs";
+import { until, zoneFor } from "./lib/domain-zone.mjs";
 import { INGEST_SECRET, pool, postReport, seriesReport, signedBody } from "./lib/scale-data.mjs";
 import { counts, d1File, largestObjectFile, measure, mutate, objectFiles, scalar, storageOver, vacuumCopy } from "./lib/sqlite-size.mjs";
 
@@ -81,31 +82,6 @@ async function receiver() {
         server.closeAllConnections();
       }),
   };
-}
-
-function zoneFor(names) {
-  const { publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-  const p = publicKey.export({ type: "spki", format: "der" }).toString("base64");
-  const zone = {
-    "_spf.google.com": { TXT: ["v=spf1 ip4:203.0.113.0/24 ~all"] },
-    "mx.provider.example": { A: ["192.0.2.25"] },
-  };
-  names.forEach((name, i) => {
-    zone[name] = { TXT: [`v=spf1 include:_spf.google.com ip4:198.51.100.${i % 250} -all`], MX: [{ preference: 10, exchange: "mx.provider.example" }] };
-    zone[`_dmarc.${name}`] = { TXT: [] }; // filled once the report address is known
-    zone[`google._domainkey.${name}`] = { TXT: [`v=DKIM1; k=rsa; p=${p}`] };
-    zone[`_smtp._tls.${name}`] = { TXT: [`v=TLSRPTv1; rua=mailto:tls@${name}`] };
-    zone[`_emailauth-verify.${name}`] = { TXT: [] }; // filled once the token is known
-  });
-  return zone;
-}
-
-async function until(what, test, timeoutMs = 180_000, log = () => "") {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await test())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${log().slice(-8000)}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
 }
 
 const EMPTY = { rows: 0, bytes: 0, used: 0 };

@@ -1,8 +1,14 @@
 // Issue 5: the every-minute tick with 10,000 due domains (claim + enqueue time, D1 rows read per domain
-// from the claim statement's meta) and a check consumer's CPU per domain with DNS answered from memory.
-// Runs in-process: wrangler's platform proxy (local D1 and queue producers), the TypeScript services imported via tsx.
-import { readFileSync, rmSync } from "node:fs";
+// from the claim statement's meta), in-process: wrangler's platform proxy (local D1 and queue producers),
+// the TypeScript services imported via tsx. Then the check consumer end to end under `wrangler dev`: the
+// real checks queue and consumer, the domain objects that keep the history (docs/decisions.md D134),
+// DNS from a local DNS-over-HTTPS server without delay, beside a plain API read on the same server.
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { getPlatformProxy } from "wrangler";
+import { startDevServer } from "./lib/dev-server.mjs";
+import { startDohServer } from "./lib/doh-server.mjs";
+import { until, zoneFor } from "./lib/domain-zone.mjs";
+import { counts, d1File, scalar } from "./lib/sqlite-size.mjs";
 
 const DOMAINS = 10_000;
 
@@ -12,8 +18,14 @@ async function setup() {
   rmSync(persist, { recursive: true, force: true });
   const proxy = await getPlatformProxy({ configPath: "wrangler.toml", persist: { path: persist } });
   const db = proxy.env.DB;
-  const migration = readFileSync(new URL("../migrations/0000_init.sql", import.meta.url), "utf8");
-  for (const stmt of migration.split("--> statement-breakpoint")) if (stmt.trim()) await db.prepare(stmt).run();
+  // Every D1 migration in order, as `wrangler d1 migrations apply` would.
+  const dir = new URL("../migrations/", import.meta.url);
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith(".sql"))
+    .sort()) {
+    const migration = readFileSync(new URL(file, dir), "utf8");
+    for (const stmt of migration.split("--> statement-breakpoint")) if (stmt.trim()) await db.prepare(stmt).run();
+  }
   return { mf: proxy, db, checks: proxy.env.CHECKS_QUEUE, deliveries: proxy.env.DELIVERIES_QUEUE };
 }
 
@@ -62,45 +74,72 @@ export default async function run() {
     console.log(`D1 rows read by the claim statements: ${out.rowsRead} (${(out.rowsRead / out.claimed).toFixed(2)} per claimed domain)`);
     const again = await runDueChecks(svc);
     console.log(`second tick at the same instant: claimed ${again.claimed}, rows read ${again.rowsRead}`);
-
-    await consumerCpu(svc);
   } finally {
     await mf.dispose();
     rmSync(".wrangler/bench-state-scheduler", { recursive: true, force: true });
   }
+  await consumer();
 }
 
-/** CPU of runCheck per domain: an in-memory resolver (no network), D1 in Miniflare. */
-async function consumerCpu(base) {
-  const { runCheck } = await import("../src/services/checks/run-check.ts");
-  const { MemoryResolver } = await memoryResolver();
-  const N = 200;
-  const domainIds = (await base.db.$client.prepare("SELECT id FROM domains ORDER BY id LIMIT ?").bind(N).all()).results.map((r) => r.id);
-  const svc = { ...base, createResolver: () => new MemoryResolver(), fetch: async () => new Response("", { status: 404 }) };
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  for (const [i, id] of domainIds.entries()) await runCheck(svc, { domain_id: id, check_id: `chk_bench_${i}`, trigger: "scheduled" });
-  const wall = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
-  console.log(
-    `consumer: ${N} checks, ${(wall / N).toFixed(1)} ms wall and ${((cpu.user + cpu.system) / 1000 / N).toFixed(1)} ms CPU per domain ` +
-      "(node process: posture + DKIM inventory + diff + batch build; the D1 writes run in Miniflare's workerd)",
-  );
-}
+const CONSUMER_DOMAINS = Number(process.env.SCHED_CONSUMER_DOMAINS ?? 100);
 
-async function memoryResolver() {
-  class MemoryResolver {
-    queriesSent = 0;
-    async query(name, type) {
-      this.queriesSent++;
-      const d = name.replace(/^_dmarc\./, "");
-      if (type === "TXT" && name.startsWith("_dmarc.") && /^d\d+\.example$/.test(d))
-        return { kind: "records", records: ["v=DMARC1; p=reject; rua=mailto:r@example.org"], ttl: 300, chain: [] };
-      if (type === "TXT" && /^d\d+\.example$/.test(name)) return { kind: "records", records: ["v=spf1 ip4:192.0.2.0/24 -all"], ttl: 300, chain: [] };
-      if (type === "MX" && /^d\d+\.example$/.test(name)) return { kind: "records", records: [{ preference: 10, exchange: `mx.${name}` }], ttl: 300, chain: [] };
-      if (type === "A" && name.startsWith("mx.")) return { kind: "records", records: ["192.0.2.10"], ttl: 300, chain: [] };
-      return { kind: "nxdomain", chain: [] };
+/**
+ * The checks consumer through the real queue: CONSUMER_DOMAINS verified domains, one manual check each
+ * (POST /domains/{id}/check, as the tick's enqueue would), timed until D1 holds every check. A plain
+ * API read on the same server (GET /domains/{id}: the token, the team's domain, its latest check; sequential)
+ * is timed in the same run, so the ratio says what a check costs beyond a request's own on this machine.
+ */
+async function consumer() {
+  const names = Array.from({ length: CONSUMER_DOMAINS }, (_, i) => `sched-${i}.example`);
+  const zone = zoneFor(names);
+  const doh = await startDohServer({ zone, delayMs: 0 });
+  const server = await startDevServer({ port: 8996, vars: { DOH_RESOLVERS: doh.url, REPORT_DOMAIN: "reports.bench" } });
+  try {
+    const team = await server.createTeam("enterprise");
+    const headers = { authorization: `Bearer ${team.tokens.full.token}`, "content-type": "application/json" };
+    const api = async (path, method = "GET", body) => {
+      const res = await fetch(`${server.url}/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: res.status, body: res.status === 204 ? null : await res.json() };
+    };
+    const ids = [];
+    for (const name of names) {
+      const r = await api("/domains", "POST", { name });
+      if (r.status !== 201) throw new Error(`domain ${name}: ${r.status} ${JSON.stringify(r.body)}`);
+      zone[`_emailauth-verify.${name}`].TXT.push(r.body.data.verification.value);
+      zone[`_dmarc.${name}`].TXT.push(`v=DMARC1; p=quarantine; rua=mailto:${r.body.data.dmarc_report_address}`);
+      ids.push(r.body.data.id);
     }
+    for (const id of ids) {
+      const v = await api(`/domains/${id}/verify`, "POST");
+      if (v.status !== 200) throw new Error(`verify ${id}: ${v.status} ${JSON.stringify(v.body)}`);
+    }
+    const db = d1File(server.persist);
+    // Checks recorded: each stays in D1 as a guard row (wrangler dev runs no cron here to free it).
+    const recorded = () => counts(db, ["checks"]).checks;
+    await until("the first checks", async () => recorded() >= ids.length, 300_000, server.log);
+
+    const bare = [];
+    for (let i = 0; i < 50; i++) {
+      const t = performance.now();
+      await api(`/domains/${ids[i % ids.length]}`);
+      bare.push(performance.now() - t);
+    }
+    const t0 = performance.now();
+    for (const id of ids) {
+      const c = await api(`/domains/${id}/check`, "POST");
+      if (c.status !== 202) throw new Error(`check ${id}: ${c.status} ${JSON.stringify(c.body)}`);
+    }
+    await until("the checks", async () => recorded() >= 2 * ids.length, 300_000, server.log);
+    const wall = performance.now() - t0;
+    const perCheck = wall / ids.length;
+    const bareMs = [...bare].sort((a, b) => a - b)[Math.floor(bare.length / 2)];
+    console.log(
+      `consumer: ${ids.length} checks through the real queue in ${(wall / 1000).toFixed(1)} s: ${(ids.length / (wall / 1000)).toFixed(1)} checks/s, ` +
+        `${perCheck.toFixed(1)} ms a check (${Number(scalar(db, "SELECT AVG(queries) FROM checks")).toFixed(0)} DNS queries on average, the D1 batch, the copy into the domain's object)`,
+    );
+    console.log(`same server, GET /api/v1/domains/{id} p50: ${bareMs.toFixed(2)} ms; a check costs ${(perCheck / bareMs).toFixed(1)}x that read`);
+  } finally {
+    await server.stop();
+    await doh.stop();
   }
-  return { MemoryResolver };
 }
