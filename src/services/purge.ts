@@ -29,6 +29,28 @@ export async function purgeInBatches(svc: Services, name: string, statement: (li
   }
 }
 
+/**
+ * Rows whose time column (set when they stopped mattering: resolved, retired, copied) is older than
+ * `cutoffMs`, through the table's partial index on that column (`WHERE column IS NOT NULL`), in batches.
+ */
+export function purgeStampedBefore(
+  svc: Services,
+  name: string,
+  table: string,
+  column: string,
+  cutoffMs: number,
+  budgetMs = PURGE_BUDGET_MS,
+): Promise<PurgeOutcome> {
+  const t = sql.identifier(table);
+  const c = sql.identifier(column);
+  return purgeInBatches(
+    svc,
+    name,
+    (limit) => sql`DELETE FROM ${t} WHERE id IN (SELECT id FROM ${t} WHERE ${c} IS NOT NULL AND ${c} < ${cutoffMs} LIMIT ${limit}) RETURNING 1 AS one`,
+    budgetMs,
+  );
+}
+
 /** Domains per statement of purgeByDomain: each statement reads at most this many domains' rows through their primary key. */
 export const PURGE_DOMAINS = 100;
 

@@ -5,13 +5,13 @@
 // own consumer, a view of the domain, or the every-minute sweep (which also moves the history D1 kept
 // before checks moved). The slim D1 row stays GUARD_MS more, so that a second run of the same check id
 // that began before the first was recorded still fails on the primary key. Does I/O (D1, the object).
-import { and, asc, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull } from "drizzle-orm";
 import type { CheckRow, DiffRow } from "../../durable-objects/domain-store/checks";
 import { checks, diffs } from "../../db/schema";
 import type { Services } from "../../services";
 import { commitAll } from "../commit";
 import { domainStore } from "../domains/domain-store";
-import { purgeInBatches } from "../purge";
+import { purgeStampedBefore } from "../purge";
 
 /** Checks one copy moves at most (each with its posture JSON, about 8 KB): one RPC stays far below its size limit. */
 export const ARCHIVE_BATCH = 200;
@@ -115,14 +115,7 @@ export interface SweepOutcome {
 export async function sweepCheckArchive(svc: Services, budgetMs = SWEEP_BUDGET_MS): Promise<SweepOutcome> {
   const started = Date.now();
   const cutoff = svc.clock.now().getTime() - GUARD_MS;
-  const released = await purgeInBatches(
-    svc,
-    "check guard rows",
-    (limit) => sql`
-    DELETE FROM checks WHERE id IN (SELECT id FROM checks WHERE archived_at IS NOT NULL AND archived_at < ${cutoff} LIMIT ${limit})
-    RETURNING 1 AS one`,
-    budgetMs,
-  );
+  const released = await purgeStampedBefore(svc, "check guard rows", "checks", "archived_at", cutoff, budgetMs);
   const out: SweepOutcome = { released: released.deleted, domains: 0, checks: 0, more: released.more };
   const nextDomain = (after: number) =>
     svc.db

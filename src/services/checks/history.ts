@@ -9,10 +9,15 @@ import { domainStore } from "../domains/domain-store";
 import { getDomainInTeam } from "../domains/get-domain";
 import type { ServiceContext } from "../context";
 
-export async function listChecks(svc: Services, ctx: ServiceContext, domainId: number, q: PaginationQuery) {
+/** The team's domain's object, once the domain's checks left in the D1 outbox are copied into it. */
+async function historyOf(svc: Services, ctx: ServiceContext, domainId: number) {
   const domain = await getDomainInTeam(svc, ctx.teamId, domainId);
   await archiveChecks(svc, domain);
-  const page = await domainStore(svc, domain).checkPage(q.per_page, pageOffset(q));
+  return domainStore(svc, domain);
+}
+
+export async function listChecks(svc: Services, ctx: ServiceContext, domainId: number, q: PaginationQuery) {
+  const page = await (await historyOf(svc, ctx, domainId)).checkPage(q.per_page, pageOffset(q));
   const items = page.rows.map((r) => ({
     id: r.id,
     status: r.status as "completed" | "failed",
@@ -30,9 +35,7 @@ export async function listChecks(svc: Services, ctx: ServiceContext, domainId: n
 }
 
 export async function listDiffs(svc: Services, ctx: ServiceContext, domainId: number, q: PaginationQuery) {
-  const domain = await getDomainInTeam(svc, ctx.teamId, domainId);
-  await archiveChecks(svc, domain);
-  const page = await domainStore(svc, domain).diffPage(q.per_page, pageOffset(q));
+  const page = await (await historyOf(svc, ctx, domainId)).diffPage(q.per_page, pageOffset(q));
   const items = page.rows.map((r) => ({
     id: r.id,
     check_id: r.checkId,
