@@ -39,8 +39,15 @@ export const tokens = sqliteTable(
     createdAt: createdAt(),
     lastUsedAt: ms("last_used_at"),
     revokedAt: ms("revoked_at"),
+    /** The member who made it in the dashboard; null: made through the admin API (the operator), or before this was recorded (docs/decisions.md D151). */
+    createdByUserId: integer("created_by_user_id"),
   },
-  (t) => [uniqueIndex("tokens_hash_uq").on(t.tokenHash), index("tokens_team_idx").on(t.teamId)],
+  (t) => [
+    uniqueIndex("tokens_hash_uq").on(t.tokenHash),
+    index("tokens_team_idx").on(t.teamId),
+    // Revoking what a member made when they leave or lose write (D152) reads this index.
+    index("tokens_creator_idx").on(t.teamId, t.createdByUserId),
+  ],
 );
 
 export const domains = sqliteTable(
