@@ -25,6 +25,9 @@ export const teams = sqliteTable("teams", {
   createdAt: createdAt(),
 });
 
+export const TOKEN_CREATORS = ["member", "operator"] as const;
+export type TokenCreator = (typeof TOKEN_CREATORS)[number];
+
 export const tokens = sqliteTable(
   "tokens",
   {
@@ -39,7 +42,9 @@ export const tokens = sqliteTable(
     createdAt: createdAt(),
     lastUsedAt: ms("last_used_at"),
     revokedAt: ms("revoked_at"),
-    /** The member who made it in the dashboard; null: made through the admin API (the operator), or before this was recorded (docs/decisions.md D151). */
+    /** Who made it (docs/decisions.md D151): a member in the dashboard or the operator through the admin API; null: made before this was recorded. */
+    createdBy: text("created_by", { enum: TOKEN_CREATORS }),
+    /** The member, when a member made it. */
     createdByUserId: integer("created_by_user_id"),
   },
   (t) => [
