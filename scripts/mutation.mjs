@@ -220,6 +220,13 @@ export const MUTATIONS = [
     to: `else if (change === "reset") next = { ...current };`,
     tests: ["test/services/team-webhooks.test.ts"],
   },
+  {
+    name: "a DMARC report without any <record> is accepted",
+    file: "src/core/reports/builder.ts",
+    from: "if (this.records === 0) return err(",
+    to: "if (this.records < 0) return err(",
+    tests: ["test/routes/ingest/validation.test.ts", "test/email/email.test.ts"],
+  },
 ];
 
 const args = process.argv.slice(2);

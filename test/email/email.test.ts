@@ -130,6 +130,21 @@ describe("email handler", () => {
     expect((await stored(d.id)).reports).toHaveLength(0);
   });
 
+  it("rejects a report without any <record> (RFC 7489 Appendix C) with the refusal as the SMTP reason; nothing stored", async () => {
+    const team = await makeTeam();
+    const d = await makeDomain(team.id);
+    const empty = reportXml({ domain: d.name, begin: day0(1), end: day0(0) - 1, records: [] });
+    const m = fakeMessage(d.address, mime(d.address, { name: "r.xml", type: "text/xml", bytes: enc(empty) }));
+    const ctx = createExecutionContext();
+    await worker.email(m.message, env, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(m.rejected()).toMatch(/^Report refused \(no_records\): .*no <record> element/);
+    expect((await stored(d.id)).reports).toHaveLength(0);
+    const events = await env.DB.prepare("SELECT COUNT(*) AS n FROM events WHERE domain_id = ?").bind(d.id).first<{ n: number }>();
+    const daily = await env.DB.prepare("SELECT COUNT(*) AS n FROM dmarc_daily WHERE domain_id = ?").bind(d.id).first<{ n: number }>();
+    expect([events?.n, daily?.n]).toEqual([0, 0]);
+  });
+
   it("a second copy of the same report is accepted silently and counted once", async () => {
     const team = await makeTeam();
     const d = await makeDomain(team.id);

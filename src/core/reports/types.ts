@@ -7,7 +7,8 @@ export type ReportErrorCode =
   | "multiple_files" // an archive holding more than one file
   | "forbidden_dtd" // <!DOCTYPE or <!ENTITY anywhere in the XML: refused before parsing
   | "malformed_xml" // not well-formed, or a construct/field beyond the safety caps
-  | "too_many_records"; // more <record> elements than one report may hold (docs/limits.md)
+  | "too_many_records" // more <record> elements than one report may hold (docs/limits.md)
+  | "no_records"; // no <record> element: the aggregate schema requires at least one (RFC 7489 Appendix C)
 
 export interface ReportError {
   code: ReportErrorCode;

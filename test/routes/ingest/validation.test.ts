@@ -1,8 +1,9 @@
 // Strict report validation: a source address is parsed as an address, and text is decoded in its
 // declared encoding with malformed bytes a fatal error (XML 1.0 §4.3.3). Refused reports store nothing.
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { json, makeTeam } from "../../support/api";
-import { base64, day0, enc, makeDomain, objectRows, postJson, reportXml, stored as storedIn } from "../../support/reports";
+import { base64, day0, enc, makeDomain, objectRows, post, postJson, reportXml, stored as storedIn } from "../../support/reports";
 
 const send = (address: string, bytes: Uint8Array) => postJson({ recipient: address, content_base64: base64(bytes) });
 const stored = async (domainId: number) => (await storedIn(domainId)).reports.length;
@@ -97,5 +98,36 @@ describe("text encodings", () => {
     expect((await send(d.address, noBom)).status).toBe(422);
     expect((await send(d.address, enc(xml(d.name, 'version="1.0" encoding="Shift_JIS"', "sjis.example")))).status).toBe(422);
     expect(await stored(d.id)).toBe(2);
+  });
+});
+
+describe("a report without records", () => {
+  // RFC 7489 Appendix C (and RFC 9990's schema): <record> occurs at least once in an aggregate report.
+  const d1Rows = async (domainId: number) => {
+    const q = (sql: string) => env.DB.prepare(sql).bind(domainId).first<{ n: number }>();
+    return {
+      daily: (await q("SELECT COUNT(*) AS n FROM dmarc_daily WHERE domain_id = ?"))?.n,
+      reporterDays: (await q("SELECT COUNT(*) AS n FROM dmarc_reporter_days WHERE domain_id = ?"))?.n,
+      events: (await q("SELECT COUNT(*) AS n FROM events WHERE domain_id = ?"))?.n,
+    };
+  };
+
+  it("is refused with 422 naming the problem, by report address and by policy domain; nothing stored anywhere", async () => {
+    const team = await makeTeam();
+    const d = await makeDomain(team.id);
+    const empty = reportXml({ domain: d.name, begin: day0(1), end: day0(0) - 1, records: [] });
+    for (const res of [await send(d.address, enc(empty)), await post(empty)]) {
+      expect(res.status).toBe(422);
+      const body = await json<{ code: string; message: string; errors: { body: string[] } }>(res);
+      expect(body.code).toBe("validation_failed");
+      expect(body.errors.body).toEqual(["no_records"]);
+      expect(body.message).toMatch(/no <record> element/);
+    }
+    expect(await stored(d.id)).toBe(0);
+    expect(await d1Rows(d.id)).toEqual({ daily: 0, reporterDays: 0, events: 0 });
+    // The same report with one record is taken: the refusal is about the missing record alone.
+    const one = reportXml({ domain: d.name, begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.9", count: 4 }] });
+    expect((await send(d.address, enc(one))).status).toBe(202);
+    expect(await stored(d.id)).toBe(1);
   });
 });
