@@ -254,6 +254,25 @@ export const dmarcReporterDays = sqliteTable(
   (t) => [primaryKey({ columns: [t.domainId, t.day, t.orgName] })],
 );
 
+/**
+ * A report whose D1 step is due (docs/decisions.md D160): written before the report goes into the domain's
+ * object, deleted by the D1 batch that summarises it. A row still here a minute after `due_at` means
+ * that step never ran (the Worker died, nobody re-sent): the every-minute report-summaries job runs it.
+ */
+export const reportSummariesDue = sqliteTable(
+  "report_summaries_due",
+  {
+    domainId: integer("domain_id")
+      .notNull()
+      .references(() => domains.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["dmarc", "tls"] }).notNull(),
+    orgName: text("org_name").notNull(),
+    reportId: text("report_id").notNull(),
+    dueAt: ms("due_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.domainId, t.kind, t.orgName, t.reportId] }), index("report_summaries_due_at_idx").on(t.dueAt)],
+);
+
 export const alerts = sqliteTable(
   "alerts",
   {
