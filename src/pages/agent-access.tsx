@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // /settings/agents: how to connect an AI agent to the agent endpoint (its URL, OAuth for desktop
-// assistants, a team token for the rest), and the signed-in user's OAuth grants on the current team,
-// each revocable at once (docs/decisions.md D45).
+// assistants, a team token for the rest), and the OAuth grants on the current team, each revocable at
+// once (docs/decisions.md D45): an owner or admin sees and revokes every member's, a viewer their own (D154).
 import { type Context, Hono } from "hono";
 import type { FC } from "hono/jsx";
 import type { AppEnv } from "../context";
@@ -21,6 +21,7 @@ function providerOf(c: Context<AppEnv>) {
 }
 
 const AgentsPage: FC<{ frame: Frame; grants: AgentGrantView[]; mcpUrl: string; revoked: boolean }> = ({ frame, grants, mcpUrl, revoked }) => {
+  const everyone = frame.signedIn?.role !== "viewer";
   const desktop = JSON.stringify({ mcpServers: { emailauth: { url: mcpUrl } } }, null, 2);
   const tokenBased = JSON.stringify({ mcpServers: { emailauth: { url: mcpUrl, headers: { Authorization: "Bearer eam_..." } } } }, null, 2);
   return (
@@ -43,13 +44,16 @@ const AgentsPage: FC<{ frame: Frame; grants: AgentGrantView[]; mcpUrl: string; r
         <pre>{tokenBased}</pre>
       </section>
       <section class="panel" aria-labelledby="grants">
-        <h2 id="grants">Agents you allowed on {frame.signedIn?.teamName}</h2>
+        <h2 id="grants">
+          {everyone ? "Agents allowed" : "Agents you allowed"} on {frame.signedIn?.teamName}
+        </h2>
         <div class="table-wrap">
           <table>
             <thead>
               <tr>
                 <th scope="col">App</th>
                 <th scope="col">Access</th>
+                <th scope="col">Allowed by</th>
                 <th scope="col">Allowed</th>
                 <th scope="col">Expires if unused</th>
                 <th scope="col">
@@ -62,6 +66,7 @@ const AgentsPage: FC<{ frame: Frame; grants: AgentGrantView[]; mcpUrl: string; r
                 <tr>
                   <td>{g.clientName}</td>
                   <td>{g.scope === "full" ? "Full" : "Read-only"}</td>
+                  <td class="grant-maker">{g.grantedBy}</td>
                   <td>{when(g.createdAt)}</td>
                   <td>{when(g.expiresAt)}</td>
                   <td>
@@ -93,7 +98,7 @@ export function agentAccessPages() {
   r.get(PATH, async (c) => {
     const s = signedInOrRedirect(c);
     if (s instanceof Response) return s;
-    const grants = await listAgentGrants(providerOf(c), s);
+    const grants = await listAgentGrants(c.get("services"), providerOf(c), s);
     return c.html(<AgentsPage frame={await frameOf(c)} grants={grants} mcpUrl={`${siteOrigin(c)}/mcp`} revoked={c.req.query("revoked") === "1"} />);
   });
   r.post(`${PATH}/:grant/revoke`, async (c) => {
@@ -103,7 +108,7 @@ export function agentAccessPages() {
     checkCsrf(c, form.get("_csrf"));
     const grant = c.req.param("grant");
     if (!/^[0-9A-Za-z_-]{1,128}$/.test(grant)) throw new ApiError(404, "not_found", "Grant not found.");
-    await revokeAgentGrant(providerOf(c), s, grant);
+    await revokeAgentGrant(c.get("services"), providerOf(c), s, grant);
     return c.redirect(`${PATH}?revoked=1`, 303);
   });
   return r;

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // The current team: plan, members and their roles, invitations, leaving, deleting (owner only), and
-// switching or creating teams. Every change goes through a verb of services/accounts.
+// switching or creating teams. Every change goes through a verb of services/accounts. Removing a member
+// or making an admin a viewer first shows what it revokes (docs/decisions.md D152).
 import { type Context, Hono } from "hono";
 import type { AppEnv } from "../context";
 import { MEMBER_ROLES, type MemberRole } from "../db/schema";
@@ -15,6 +16,7 @@ import {
   leaveTeam,
   listMembers,
   listPendingInvitations,
+  memberCredentialsPreview,
   removeMember,
   teamOverview,
 } from "../services/accounts/members";
@@ -23,6 +25,7 @@ import { clientOf } from "../middleware/failure-gate";
 import { checkCsrf, readForm, signedInOrRedirect } from "./guard";
 import { frameOf, siteOrigin } from "./frame";
 import { CsrfField, Layout, Notice } from "./layout";
+import { MemberConfirmPage } from "./member-confirm";
 import { idParam } from "./params";
 
 const NOTICES: Record<string, string> = {
@@ -98,8 +101,7 @@ export function teamPages() {
                                 Change
                               </button>
                             </form>{" "}
-                            <form method="post" action={`/team/members/${m.userId}/remove`} class="inline" data-confirm={`Remove ${m.email} from the team?`}>
-                              <CsrfField csrf={frame.csrf} />
+                            <form method="get" action={`/team/members/${m.userId}/remove`} class="inline">
                               <button type="submit" class="danger" aria-label={`Remove ${m.email}`}>
                                 Remove
                               </button>
@@ -226,10 +228,28 @@ export function teamPages() {
     await inviteMember(c.get("services"), s, { email: form.get("email") ?? "", role: roleOf(form.get("role")), origin: siteOrigin(c), client: clientOf(c) });
     return c.redirect("/team?done=invited", 303);
   });
+  // What removing a member revokes, before the owner confirms (the form posts to the route below).
+  r.get("/team/members/:user/remove", async (c) => {
+    const s = signedInOrRedirect(c);
+    if (s instanceof Response) return s;
+    const userId = idParam(c.req.param("user"));
+    const preview = await memberCredentialsPreview(c.get("services"), s, userId);
+    return c.html(<MemberConfirmPage frame={await frameOf(c)} action="remove" userId={userId} email={preview.email} credentials={preview.credentials} />);
+  });
   post("/team/members/:user/role", async (c, form) => {
     const s = c.get("signedIn");
     if (!s) throw notFound("Page");
-    await changeRole(c.get("services"), s, idParam(c.req.param("user")), roleOf(form.get("role")));
+    const svc = c.get("services");
+    const userId = idParam(c.req.param("user"));
+    const role = roleOf(form.get("role"));
+    if (role === "viewer" && form.get("confirmed") !== "yes") {
+      // Making an admin a viewer revokes what they made: the owner sees how much first.
+      const preview = await memberCredentialsPreview(svc, s, userId);
+      if (preview.role !== "viewer") {
+        return c.html(<MemberConfirmPage frame={await frameOf(c)} action="demote" userId={userId} email={preview.email} credentials={preview.credentials} />);
+      }
+    }
+    await changeRole(svc, s, userId, role);
     return c.redirect("/team?done=role", 303);
   });
   post("/team/members/:user/remove", async (c) => {

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // API tokens of the current team: list, create (shown once, with a copy button and a curl line to try
-// it) and revoke (effective at once). Viewers see the list without the controls; the verbs refuse them too.
+// it) and revoke (effective at once). Each token says who made it: a member, the operator (admin API) or
+// unknown (docs/decisions.md D151). Viewers see the list without the controls; the verbs refuse them too.
 import { Hono } from "hono";
 import type { FC } from "hono/jsx";
 import type { AppEnv } from "../context";
@@ -78,6 +79,7 @@ const TokensPage: FC<{ frame: Frame; rows: Awaited<ReturnType<typeof listTeamTok
                 <th scope="col">Scope</th>
                 <th scope="col">Prefix</th>
                 <th scope="col">Created</th>
+                <th scope="col">Made by</th>
                 <th scope="col">Last used</th>
                 <th scope="col">Status</th>
               </tr>
@@ -89,6 +91,7 @@ const TokensPage: FC<{ frame: Frame; rows: Awaited<ReturnType<typeof listTeamTok
                   <td>{t.scope === "full" ? "Full" : "Read-only"}</td>
                   <td class="mono">{t.prefix}…</td>
                   <td>{when(t.createdAt)}</td>
+                  <td class="token-maker">{t.createdBy}</td>
                   <td>{when(t.lastUsedAt)}</td>
                   <td>
                     {t.revokedAt ? (

@@ -124,7 +124,7 @@ export function adminRoutes() {
   r.openapi(createTeamRoute, async (c) => c.json({ data: await createTeam(c.get("services"), c.req.valid("json")) }, 201));
   r.openapi(createTokenRoute, async (c) => {
     const { scope, name } = c.req.valid("json");
-    return c.json({ data: await issueToken(c.get("services"), c.req.valid("param").team, scope, name) }, 201);
+    return c.json({ data: await issueToken(c.get("services"), c.req.valid("param").team, scope, name, "operator") }, 201);
   });
   r.openapi(revokeTokenRoute, async (c) => {
     await revokeToken(c.get("services"), c.req.valid("param").token_id);

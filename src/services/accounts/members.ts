@@ -7,6 +7,7 @@ import { domains, type MemberRole, memberships, signInLinks, teams, users } from
 import { ApiError, forbidden, notFound } from "../../lib/errors";
 import type { Services } from "../../services";
 import { commit } from "../commit";
+import { afterCredentialsRevoked, countMemberCredentials, type MemberCredentials, revokeMemberTokens } from "../credentials/member-credentials";
 import { domainStore } from "../domains/domain-store";
 import { teamLog } from "../webhooks/team-log";
 import { consumeLink } from "./links";
@@ -134,13 +135,38 @@ async function memberOf(svc: Services, teamId: number, userId: number) {
   return m;
 }
 
-/** Owner only. admin and viewer are set directly; "owner" hands the team over (the old owner becomes admin). */
+/** A role that may make tokens and full agent grants (owner and admin act as `full`, D32). */
+const canWrite = (role: MemberRole) => role !== "viewer";
+
+/** What removing a member, or making them a viewer, would revoke (for the owner's confirmation page, D152). */
+export async function memberCredentialsPreview(
+  svc: Services,
+  signedIn: SignedIn,
+  userId: number,
+): Promise<{ email: string; role: MemberRole; credentials: MemberCredentials }> {
+  requireOwner(signedIn);
+  const member = await memberOf(svc, signedIn.teamId, userId);
+  const user = await svc.db.query.users.findFirst({ where: eq(users.id, userId), columns: { email: true } });
+  if (!user) throw notFound("Member");
+  return { email: user.email, role: member.role, credentials: await countMemberCredentials(svc, signedIn.teamId, userId) };
+}
+
+/**
+ * Owner only. admin and viewer are set directly; "owner" hands the team over (the old owner becomes
+ * admin and keeps write). Losing write (admin to viewer) revokes the tokens the member made in the same
+ * batch, then their agent grants on the team (D152).
+ */
 export async function changeRole(svc: Services, signedIn: SignedIn, userId: number, role: MemberRole): Promise<void> {
   requireOwner(signedIn);
   const member = await memberOf(svc, signedIn.teamId, userId);
   if (member.userId === signedIn.user.id) throw new ApiError(409, "conflict", "Hand the team to another member to stop being its owner.");
   const inTeam = (id: number) => and(eq(memberships.teamId, signedIn.teamId), eq(memberships.userId, id));
   if (role !== "owner") {
+    if (canWrite(member.role) && !canWrite(role)) {
+      await commit(svc, [svc.db.update(memberships).set({ role }).where(inTeam(userId)), revokeMemberTokens(svc, signedIn.teamId, userId)]);
+      await afterCredentialsRevoked(svc, signedIn.teamId, [userId]);
+      return;
+    }
     await svc.db.update(memberships).set({ role }).where(inTeam(userId));
     return;
   }
@@ -157,12 +183,21 @@ export async function removeMember(svc: Services, signedIn: SignedIn, userId: nu
   requireOwner(signedIn);
   if (userId === signedIn.user.id) throw new ApiError(409, "conflict", "The owner cannot remove themselves; hand the team over or delete it.");
   await memberOf(svc, signedIn.teamId, userId);
-  await svc.db.delete(memberships).where(and(eq(memberships.teamId, signedIn.teamId), eq(memberships.userId, userId)));
+  await leave(svc, signedIn.teamId, userId);
 }
 
 export async function leaveTeam(svc: Services, signedIn: SignedIn): Promise<void> {
   if (signedIn.role === "owner") throw new ApiError(409, "conflict", "The owner cannot leave; hand the team to another member first, or delete it.");
-  await svc.db.delete(memberships).where(and(eq(memberships.teamId, signedIn.teamId), eq(memberships.userId, signedIn.user.id)));
+  await leave(svc, signedIn.teamId, signedIn.user.id);
+}
+
+/** A member's place ends with the tokens they made (one batch), then their agent grants on the team (D152). */
+async function leave(svc: Services, teamId: number, userId: number): Promise<void> {
+  await commit(svc, [
+    svc.db.delete(memberships).where(and(eq(memberships.teamId, teamId), eq(memberships.userId, userId))),
+    revokeMemberTokens(svc, teamId, userId),
+  ]);
+  await afterCredentialsRevoked(svc, teamId, [userId]);
 }
 
 /** Owner only: deletes the team and, by cascade, everything it owns (domains, reports, tokens, webhooks). */
@@ -173,7 +208,14 @@ export async function deleteTeam(svc: Services, signedIn: SignedIn, confirmName:
   if (confirmName.trim() !== team.name)
     throw new ApiError(422, "validation_failed", "Type the team's name to confirm.", { confirm: ["Does not match the team name."] });
   const owned = await svc.db.select({ id: domains.id }).from(domains).where(eq(domains.teamId, signedIn.teamId));
+  const members = await svc.db.select({ userId: memberships.userId }).from(memberships).where(eq(memberships.teamId, signedIn.teamId));
   await svc.db.delete(teams).where(eq(teams.id, signedIn.teamId));
+  // The tokens went with the cascade: this isolate forgets them at once, others refuse them within the cache bound (D153).
+  await afterCredentialsRevoked(
+    svc,
+    signedIn.teamId,
+    members.map((m) => m.userId),
+  );
   // Each domain's report object and the team's webhook log go after the cascade committed (D124, D140).
   for (const d of owned) await domainStore(svc, d).destroy();
   await teamLog(svc, { id: signedIn.teamId }).destroy();

@@ -1,13 +1,17 @@
 // OAuth grants of the agent endpoint (docs/decisions.md D44, D45), seen from the dashboard: what a
 // signed-in user may grant (a team they belong to; a viewer only read_only), the grant's stored facts,
-// and the grants of the current team listed and revoked. The grants live in the OAuth provider's KV,
-// reached through its helpers (the `oauth` port); another team's grant is a 404 like any other id.
+// and the grants of the current team listed and revoked (an owner or admin: every member's, D154). The
+// grants live in the OAuth provider's KV, reached through its helpers (the `oauth` port); another team's
+// grant is a 404 like any other id.
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { MemberRole, TokenScope } from "../../db/schema";
 import { forbidden, notFound } from "../../lib/errors";
 import type { Services } from "../../services";
-import { listMemberships } from "../accounts/members";
+import { listMembers, listMemberships } from "../accounts/members";
 import type { SignedIn } from "../accounts/sessions";
+import { type GrantMetadata, grantsOnTeam, type StoredGrant } from "../credentials/grant-store";
+
+export type { GrantMetadata };
 
 /** What the provider encrypts into every token of a grant and hands back on each /mcp request. */
 export interface GrantProps {
@@ -17,17 +21,10 @@ export interface GrantProps {
   scope: TokenScope;
 }
 
-/** Stored in clear on the grant for listing (never a secret). */
-export interface GrantMetadata {
-  teamId: number;
-  teamName: string;
-  scope: TokenScope;
-  clientName: string;
-  grantedBy: string;
-}
-
 export interface AgentGrantView {
   id: string;
+  /** The member who made the grant. */
+  userId: number;
   clientName: string;
   scope: TokenScope;
   grantedBy: string;
@@ -52,34 +49,40 @@ export async function grantFor(
   };
 }
 
-const PAGE = 1000;
+/** Owners and admins see and revoke every member's grants on the team; a viewer only their own (D154). */
+const seesEveryGrant = (signedIn: SignedIn) => signedIn.role !== "viewer";
 
-/** The signed-in user's grants on the current team, newest first. */
-export async function listAgentGrants(oauth: OAuthHelpers, signedIn: SignedIn): Promise<AgentGrantView[]> {
-  const out: AgentGrantView[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await oauth.listUserGrants(String(signedIn.user.id), { limit: PAGE, ...(cursor ? { cursor } : {}) });
-    for (const g of page.items) {
-      const meta = g.metadata as Partial<GrantMetadata> | null;
-      if (meta?.teamId !== signedIn.teamId) continue;
-      out.push({
-        id: g.id,
-        clientName: meta.clientName ?? g.clientId,
-        scope: meta.scope === "full" ? "full" : "read_only",
-        grantedBy: meta.grantedBy ?? signedIn.user.email,
-        createdAt: new Date(g.createdAt * 1000),
-        expiresAt: g.expiresAt ? new Date(g.expiresAt * 1000) : null,
-      });
-    }
-    cursor = page.cursor;
-  } while (cursor);
-  return out.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+/** Every member's grants on the current team (the team's members read from D1, each one's grants from KV). */
+async function teamGrants(svc: Services, oauth: OAuthHelpers, signedIn: SignedIn): Promise<AgentGrantView[]> {
+  const members = await listMembers(svc, signedIn);
+  const perMember = await Promise.all(members.map((m) => grantsOnTeam(oauth, m.userId, signedIn.teamId).then((gs) => gs.map((g) => viewOf(g, m.email)))));
+  return perMember.flat().sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
 }
 
-/** Revokes one of the user's grants on the current team: its access and refresh tokens stop at once. */
-export async function revokeAgentGrant(oauth: OAuthHelpers, signedIn: SignedIn, grantId: string): Promise<void> {
-  const grants = await listAgentGrants(oauth, signedIn);
-  if (!grants.some((g) => g.id === grantId)) throw notFound("Grant");
-  await oauth.revokeGrant(grantId, String(signedIn.user.id));
+const viewOf = (g: StoredGrant, memberEmail: string): AgentGrantView => ({
+  id: g.id,
+  userId: g.userId,
+  clientName: g.metadata.clientName ?? g.clientId,
+  scope: g.metadata.scope === "full" ? "full" : "read_only",
+  grantedBy: g.metadata.grantedBy ?? memberEmail,
+  createdAt: g.createdAt,
+  expiresAt: g.expiresAt,
+});
+
+/** The grants on the current team the signed-in member may see: every member's for an owner or admin, else their own; newest first. */
+export async function listAgentGrants(svc: Services, oauth: OAuthHelpers, signedIn: SignedIn): Promise<AgentGrantView[]> {
+  const all = await teamGrants(svc, oauth, signedIn);
+  return seesEveryGrant(signedIn) ? all : all.filter((g) => g.userId === signedIn.user.id);
+}
+
+/**
+ * Revokes a grant on the current team: its access and refresh tokens stop at once. A member's own grant,
+ * or (owner and admin) any member's; a viewer revoking another member's grant is a 403, and a grant
+ * that is not this team's is a 404.
+ */
+export async function revokeAgentGrant(svc: Services, oauth: OAuthHelpers, signedIn: SignedIn, grantId: string): Promise<void> {
+  const grant = (await teamGrants(svc, oauth, signedIn)).find((g) => g.id === grantId);
+  if (!grant) throw notFound("Grant");
+  if (grant.userId !== signedIn.user.id && !seesEveryGrant(signedIn)) throw forbidden("Only the owner and admins revoke another member's agent access.");
+  await oauth.revokeGrant(grantId, String(grant.userId));
 }

@@ -1,8 +1,8 @@
 // A team's own view of its API tokens (the dashboard): list, create, revoke, always scoped to the
 // caller's team. Issuing and revoking go through tokens.ts, the one road for token writes. Does I/O (D1).
 import { and, desc, eq } from "drizzle-orm";
-import { type TokenScope, tokens } from "../../db/schema";
-import { ApiError, notFound } from "../../lib/errors";
+import { type TokenScope, tokens, users } from "../../db/schema";
+import { ApiError, forbidden, notFound } from "../../lib/errors";
 import type { Services } from "../../services";
 import { type ServiceContext, requireWrite } from "../context";
 import { type IssuedToken, issueToken, revokeToken } from "./tokens";
@@ -15,10 +15,12 @@ export interface TokenListItem {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** Who made it (docs/decisions.md D151): a member's address, "operator" (the admin API), or "unknown" (made before this was recorded). */
+  createdBy: string;
 }
 
 export async function listTeamTokens(svc: Services, ctx: ServiceContext): Promise<TokenListItem[]> {
-  return svc.db
+  const rows = await svc.db
     .select({
       id: tokens.id,
       name: tokens.name,
@@ -27,10 +29,14 @@ export async function listTeamTokens(svc: Services, ctx: ServiceContext): Promis
       createdAt: tokens.createdAt,
       lastUsedAt: tokens.lastUsedAt,
       revokedAt: tokens.revokedAt,
+      maker: tokens.createdBy,
+      makerEmail: users.email,
     })
     .from(tokens)
+    .leftJoin(users, eq(users.id, tokens.createdByUserId))
     .where(eq(tokens.teamId, ctx.teamId))
     .orderBy(desc(tokens.id));
+  return rows.map(({ maker, makerEmail, ...t }) => ({ ...t, createdBy: maker === "operator" ? "operator" : (makerEmail ?? "unknown") }));
 }
 
 export async function createTeamToken(svc: Services, ctx: ServiceContext, input: { name: string; scope: TokenScope }): Promise<IssuedToken> {
@@ -38,7 +44,9 @@ export async function createTeamToken(svc: Services, ctx: ServiceContext, input:
   const name = input.name.trim();
   if (name.length < 1 || name.length > 100)
     throw new ApiError(422, "validation_failed", "Give the token a name of 1 to 100 characters.", { name: ["1 to 100 characters."] });
-  return issueToken(svc, ctx.teamId, input.scope, name);
+  // A team's own tokens are made by a member in the dashboard, whom the token names (D151); no other face makes them.
+  if (ctx.actor.kind !== "session") throw forbidden("API tokens are made by a member in the dashboard.");
+  return issueToken(svc, ctx.teamId, input.scope, name, { memberId: Number(ctx.actor.id) });
 }
 
 /** Revocation takes effect at once; another team's token id is a 404 and nothing changes. */

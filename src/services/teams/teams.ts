@@ -33,8 +33,8 @@ export async function createTeam(
     .values({ name: input.name, plan: input.plan, ownerEmail: input.owner_email, createdAt: svc.clock.now() })
     .returning();
   if (!row) throw new Error("team insert returned no row");
-  const full = await issueToken(svc, row.id, "full", "Default full-access token");
-  const readOnly = await issueToken(svc, row.id, "read_only", "Default read-only token");
+  const full = await issueToken(svc, row.id, "full", "Default full-access token", "operator");
+  const readOnly = await issueToken(svc, row.id, "read_only", "Default read-only token", "operator");
   return { team: teamView(row), tokens: { full, read_only: readOnly } };
 }
 

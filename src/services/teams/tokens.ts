@@ -19,7 +19,10 @@ export interface IssuedToken {
   created_at: string;
 }
 
-export async function issueToken(svc: Services, teamId: number, scope: TokenScope, name: string): Promise<IssuedToken> {
+/** Who makes a token (docs/decisions.md D151): a member in the dashboard, or the operator through the admin API. */
+export type TokenMaker = { memberId: number } | "operator";
+
+export async function issueToken(svc: Services, teamId: number, scope: TokenScope, name: string, maker: TokenMaker): Promise<IssuedToken> {
   const team = await svc.db.query.teams.findFirst({ where: eq(teams.id, teamId), columns: { id: true } });
   if (!team) throw notFound("Team");
   const token = `${TOKEN_PREFIX}${randomBase62(40)}`;
@@ -27,7 +30,16 @@ export async function issueToken(svc: Services, teamId: number, scope: TokenScop
   const now = svc.clock.now();
   const [row] = await svc.db
     .insert(tokens)
-    .values({ teamId, scope, name, tokenHash: await sha256Hex(token), prefix, createdAt: now })
+    .values({
+      teamId,
+      scope,
+      name,
+      tokenHash: await sha256Hex(token),
+      prefix,
+      createdAt: now,
+      createdBy: maker === "operator" ? "operator" : "member",
+      createdByUserId: maker === "operator" ? null : maker.memberId,
+    })
     .returning({ id: tokens.id });
   if (!row) throw new Error("token insert returned no row");
   return { id: row.id, token, prefix, scope, name, created_at: now.toISOString() };
