@@ -4,16 +4,20 @@
 // and guards /mcp. A team token (eam_...) is accepted on /mcp exactly as on REST through
 // resolveExternalToken. Only the agent paths pass through the provider; /api/v1, /admin, /api/webhooks
 // and the dashboard reach the Hono app untouched.
-import { ExternalTokenError, OAuthProvider } from "@cloudflare/workers-oauth-provider";
+import { ExternalTokenError, getOAuthApi, OAuthProvider, type OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
 import { TOKEN_FAILURES_PER_MINUTE } from "../middleware/failure-gate";
 import { createServices } from "../services";
 import { authenticateTeamToken } from "../services/teams/bearer";
 import type { AgentCaller } from "./caller";
 import { handleMcp } from "./handler";
+import { guardRefresh } from "./refresh-reuse";
+import { CLIENT_REGISTRATION_TTL_SECONDS, checkClientMetadata, guardRegistration } from "./registration-limits";
 
 export const MCP_PATH = "/mcp";
 export const AUTHORIZE_PATH = "/oauth/authorize";
+const TOKEN_PATH = "/oauth/token";
+const REGISTER_PATH = "/oauth/register";
 export const GRANTS_PATH = "/settings/agents";
 export const SCOPES = ["full", "read_only"] as const;
 /** Short-lived access tokens; the refresh token (rotated on use) keeps a grant alive for 30 days of idleness (D44). */
@@ -28,15 +32,17 @@ export const isAgentPath = (pathname: string) =>
 
 type Fetch = (request: Request, env: Env, ctx: ExecutionContext) => Response | Promise<Response>;
 
-function buildProvider(origin: string, fallback: Fetch): OAuthProvider<Env> {
+function providerOptions(origin: string, fallback: Fetch): OAuthProviderOptions<Env> {
   const resource = `${origin}${MCP_PATH}`;
-  return new OAuthProvider<Env>({
+  return {
     apiRoute: MCP_PATH,
     apiHandler: { fetch: (request, env, ctx) => handleMcp(request, env, (ctx as ExecutionContext<AgentCaller>).props) },
     defaultHandler: { fetch: (request, env, ctx) => fallback(request as Request, env, ctx) },
     authorizeEndpoint: AUTHORIZE_PATH,
-    tokenEndpoint: "/oauth/token",
-    clientRegistrationEndpoint: "/oauth/register",
+    tokenEndpoint: TOKEN_PATH,
+    clientRegistrationEndpoint: REGISTER_PATH,
+    clientRegistrationTTL: CLIENT_REGISTRATION_TTL_SECONDS,
+    clientRegistrationCallback: checkClientMetadata,
     accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTTL: REFRESH_IDLE_TTL_SECONDS,
     refreshTokenIdleTTL: REFRESH_IDLE_TTL_SECONDS,
@@ -61,7 +67,12 @@ function buildProvider(origin: string, fallback: Fetch): OAuthProvider<Env> {
       const caller: AgentCaller = { kind: "token", tokenId: found.token.id, scope: found.token.scope, team: found.team };
       return { props: caller, audience: resource };
     },
-  });
+  };
+}
+
+interface Gate {
+  provider: OAuthProvider<Env>;
+  options: OAuthProviderOptions<Env>;
 }
 
 /**
@@ -69,13 +80,14 @@ function buildProvider(origin: string, fallback: Fetch): OAuthProvider<Env> {
  * reached on (a token minted for one origin's /mcp is refused on another's, RFC 8707).
  */
 export function createAgentGateway(fallback: Fetch) {
-  const providers = new Map<string, OAuthProvider<Env> | null>();
+  const providers = new Map<string, Gate | null>();
   const providerFor = (origin: string) => {
     if (!providers.has(origin)) {
       if (providers.size > 16) providers.clear();
-      let built: OAuthProvider<Env> | null = null;
+      let built: Gate | null = null;
       try {
-        built = buildProvider(origin, fallback);
+        const options = providerOptions(origin, fallback);
+        built = { provider: new OAuthProvider<Env>(options), options };
       } catch {
         // The provider refuses a resource on plain http unless the host is a loopback (RFC 8252 §8.3; OAuth 2.1 §1.5).
         built = null;
@@ -85,14 +97,19 @@ export function createAgentGateway(fallback: Fetch) {
     return providers.get(origin) ?? null;
   };
   return async (request: Request, env: Env, ctx: ExecutionContext): Promise<Response> => {
-    const provider = providerFor(new URL(request.url).origin);
-    if (!provider) {
+    const gate = providerFor(new URL(request.url).origin);
+    if (!gate) {
       return Response.json({ message: "The agent endpoint needs https (or a loopback host in development).", code: "not_found" }, { status: 404 });
     }
     // A per-request copy: the provider puts its helpers on env (OAUTH_PROVIDER) for the consent and
     // grants pages, and they must be this origin's, not the first origin an isolate saw.
-    const response = await provider.fetch(rootMetadataAsMcp(request), { ...env }, ctx);
-    return explainedNotFound(response);
+    const pass = async (req: Request) => explainedNotFound(await gate.provider.fetch(req, { ...env }, ctx));
+    const { pathname } = new URL(request.url);
+    if (pathname === REGISTER_PATH) return guardRegistration(request, env, pass);
+    if (pathname === TOKEN_PATH && request.method === "POST") {
+      return guardRefresh(request, { env, helpers: () => getOAuthApi(gate.options, env), rememberSeconds: REFRESH_IDLE_TTL_SECONDS, pass });
+    }
+    return pass(rootMetadataAsMcp(request));
   };
 }
 
