@@ -1,5 +1,6 @@
 // OpenAPI schemas of the Domains resource (docs/decisions.md D6).
 import { z } from "@hono/zod-openapi";
+import { RemediationPlan } from "./plan-schema";
 import { BlacklistDetails, FullRecords } from "../intel/domain-schemas";
 
 const ts = (description: string) => z.string().nullable().openapi({ format: "date-time", description });
@@ -110,6 +111,7 @@ export const DomainDetail = CreatedDomain.extend({
     })
     .nullable()
     .openapi({ description: "The latest completed check; null before the first one." }),
+  plan: RemediationPlan.nullable().openapi({ description: "The remediation plan of the latest check; null before the first one." }),
   recommendations: z.array(
     z.object({
       category: z.string(),
@@ -149,6 +151,7 @@ export const DomainDetail = CreatedDomain.extend({
     verification: { host: "_emailauth-verify.example.com", type: "TXT", value: "emailauth-verify=3hT9xQ2aLm4Pz8Rk1Vn6Bw0Ys5Cd7Ef9" },
     dmarc_report_address: "k3j2h1q9z8x7w6v5u4t3@reports.emailauth.example",
     posture: null,
+    plan: null,
     recommendations: [],
     fixes: [],
   },

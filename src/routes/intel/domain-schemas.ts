@@ -1,6 +1,7 @@
 // OpenAPI schemas of GET /intel/domain: the summary and the complete (full=1) analysis.
 // The records, categories and record examples come from the posture registry, so a new part documents itself.
 import { z } from "@hono/zod-openapi";
+import { RemediationPlan } from "../domains/plan-schema";
 import { CATEGORIES, RECORD_PARTS } from "../../core/posture/registry";
 import { booleanQuery } from "../query";
 
@@ -97,6 +98,7 @@ export const IntelDomainSummary = z
     dmarc_policy: z.enum(["none", "quarantine", "reject"]).nullable(),
     records: z.object(records),
     blacklists: IntelBlacklistSummary,
+    plan: RemediationPlan,
     recommendations: z.array(IntelRecommendation),
     fixes: z.array(IntelDnsFix),
   })
@@ -109,6 +111,7 @@ export const IntelDomainSummary = z
       dmarc_policy: "reject",
       records: Object.fromEntries(RECORD_PARTS.map((p) => [p.id, { status: p.example?.status ?? "missing", record: p.example?.record ?? null }])),
       blacklists: { status: "clean", checked: 8, unknown: 0, listed: [] },
+      plan: { score: 93, grade: "A", steps: [], final: { score: 93, grade: "A" }, blockers: [], unresolved: [] },
       recommendations: [],
       fixes: [],
     },

@@ -4,6 +4,7 @@ import type { PartSnapshot, PostureSnapshot } from "../../core/posture/diff";
 import { scoredStatus, scorePosture, type ScoredStatus } from "../../core/posture/score";
 import type { PartStatus, PostureCategory } from "../../core/posture/types";
 
+import type { PlanOutput } from "../../core/posture/plan/build";
 import type { StoredPosture } from "../../core/posture/stored";
 
 export type { StoredPosture };
@@ -28,7 +29,13 @@ function listKeys(p: PartSnapshot | undefined, field: string): string[] {
  * value is carried over; one without a previous value stays temperror (unknown). Blacklist listings
  * whose query is unknown now stay listed, so a flapping resolver never reads as delisted and relisted.
  */
-export function mergePosture(a: DomainAnalysis, previous: StoredPosture | null, prevPolicy: string | null, dkim: PartStatus | null): MergedPosture {
+export function mergePosture(
+  a: DomainAnalysis,
+  previous: StoredPosture | null,
+  prevPolicy: string | null,
+  dkim: PartStatus | null,
+  plan: PlanOutput | null = null,
+): MergedPosture {
   const dkimStale = dkim === null || dkim === "temperror";
   const current: PostureSnapshot = a.snapshot;
   const snapshot: PostureSnapshot = { ...current };
@@ -79,11 +86,25 @@ export function mergePosture(a: DomainAnalysis, previous: StoredPosture | null, 
   }
   const dmarcPolicy = stale.includes("dmarc") && previous ? prevPolicy : a.dmarc_policy;
   return {
-    stored: { records, blacklists: a.blacklists, findings, recommendations: a.recommendations, fixes: a.fixes, snapshot },
+    stored: {
+      records,
+      blacklists: a.blacklists,
+      findings,
+      recommendations: a.recommendations,
+      fixes: a.fixes,
+      snapshot,
+      ...(plan ? { plan: planView(plan, score, grade), flattened: plan.flattened } : {}),
+    },
     forDiff,
     stale,
     score,
     grade,
     dmarcPolicy,
   };
+}
+
+/** The stored plan starts from the check's own score (stale parts carried over may move it). */
+function planView(plan: PlanOutput, score: number | null, grade: string | null): StoredPosture["plan"] {
+  const { flattened: _watched, ...view } = plan;
+  return { ...view, score, grade: grade as PlanOutput["grade"] };
 }

@@ -2,6 +2,8 @@
 // events, alerts and schedule; then the check and its diffs move to the domain's object (D134-D135). Does I/O.
 import { eq, sql } from "drizzle-orm";
 import { analyzeDomain } from "../../core/posture/analyze-domain";
+import { buildRemediationPlan, plannable } from "../../core/posture/plan/build";
+import { dmarcEvidence } from "../dmarc/evidence";
 import { diffPostures } from "../../core/posture/diff";
 import { RECORD_PARTS } from "../../core/posture/registry";
 import type { PartStatus, PostureCategory } from "../../core/posture/types";
@@ -72,21 +74,27 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   const dkimStatus: PartStatus =
     inventory.posture === null ? "temperror" : inventory.posture.active > 0 ? "present" : inventory.posture.selectors > 0 ? "invalid" : "missing";
   const rdapDue = !domain.registrationCheckedAt || now.getTime() - domain.registrationCheckedAt.getTime() >= DAY_MS;
-  const [analysis, expiry] = await Promise.all([
-    analyzeDomain(domain.name, {
-      resolver,
-      fetch: svc.fetch,
-      clock: svc.clock,
-      dmarcRua: `mailto:${reportAddress(domain, svc.config)}`,
-      tlsRptRua: tlsRptRua(domain, svc.config),
-      dnsbl: defaultLists({ spamhausDqsKey: svc.config.dnsblDqsKey ?? undefined }),
-      checkBimiLogo: true,
-      extraIps: await alignedSendingIps(svc, domain.id, now),
-      allowPrivateTargets: svc.config.webhookAllowPrivate,
-      dkim: { status: dkimStatus, findings: inventory.posture?.findings ?? [] },
-    }),
+  const options = plannable({
+    resolver,
+    fetch: svc.fetch,
+    clock: svc.clock,
+    dmarcRua: `mailto:${reportAddress(domain, svc.config)}`,
+    tlsRptRua: tlsRptRua(domain, svc.config),
+    dnsbl: defaultLists({ spamhausDqsKey: svc.config.dnsblDqsKey ?? undefined }),
+    checkBimiLogo: true,
+    extraIps: await alignedSendingIps(svc, domain.id, now),
+    allowPrivateTargets: svc.config.webhookAllowPrivate,
+    dkim: { status: dkimStatus, findings: inventory.posture?.findings ?? [] },
+  });
+  const [analysis, expiry, evidence] = await Promise.all([
+    analyzeDomain(domain.name, options),
     rdapDue ? registrationExpiry(svc, domain.name, now) : Promise.resolve(null),
+    dmarcEvidence(svc, domain, now),
   ]);
+  // The plan projects each step on the answers this check already has (docs/scoring.md "Remediation plan").
+  const remediation = CORE_PARTS.every((p) => analysis.snapshot[p]?.status === "temperror")
+    ? null
+    : await buildRemediationPlan({ analysis, options, evidence });
   const durationMs = Date.now() - started;
 
   // ---- Every resolver failed: record a failed check and retry sooner. check.completed says so; no
@@ -149,7 +157,7 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
     return { recorded: true, status: "failed", checkId: msg.check_id, changes: 0, eventIds: [failed.id] };
   }
 
-  const merged = mergePosture(analysis, previous, domain.dmarcPolicy, inventory.stale ? null : dkimStatus);
+  const merged = mergePosture(analysis, previous, domain.dmarcPolicy, inventory.stale ? null : dkimStatus, remediation);
   // The first check compares nothing, except blocklists: a listing present from the start is as
   // actionable as a later one (it raises blacklist.listed and an alert).
   const changes = previous

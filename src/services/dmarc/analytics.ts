@@ -4,7 +4,10 @@
 import { DAY_MS } from "../../lib/time";
 import type { Services } from "../../services";
 import { getDomainInTeam } from "../domains/get-domain";
-import { enforcementAdvice, senderFixes, suggestedRecord, type EnforcementAdvice, type SenderFailure } from "./advice";
+import { enforcementAdvice, suggestedRecord, type EnforcementAdvice } from "./advice";
+import { failingSendersOf } from "./evidence";
+import { setTag } from "../../core/part/helpers";
+import { latestPosture } from "../domains/domain-detail";
 import { identifySources, SENDER_LIMITS } from "./senders";
 import type { ServiceContext } from "../context";
 import { refusalsSince } from "./quota";
@@ -13,8 +16,6 @@ import { resolveWindow, type WindowQuery } from "./window";
 
 /** Sources listed per response (by messages); reverse DNS only for the first SENDER_LIMITS.ptrPerRequest. */
 export const MAX_SOURCES = 100;
-/** A known sender is "failing" when more than this share of its messages fails DMARC. */
-export const SENDER_FAIL_SHARE = 0.02;
 
 const dayStr = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const n = (x: number | null | undefined) => Number(x ?? 0);
@@ -51,35 +52,21 @@ export async function getDmarcAnalytics(svc: Services, ctx: ServiceContext, doma
   const spfAligned = daily.reduce((a, d) => a + n(d.spf_aligned), 0);
   const dkimAligned = daily.reduce((a, d) => a + n(d.dkim_aligned), 0);
 
-  const failing = new Map<string, SenderFailure & { sources: string[] }>();
   const sourceViews = sources.map((s) => {
     const id = ids.get(s.ip) ?? null;
     const m = n(s.messages);
-    const fail = m - n(s.pass);
-    if (id?.sender) {
-      const f = failing.get(id.sender) ?? { sender: id.sender, messages: 0, fail: 0, ownSpfFail: 0, dkimUnaligned: 0, sources: [] };
-      f.messages += m;
-      f.fail += fail;
-      f.ownSpfFail += n(s.own_spf_fail);
-      f.dkimUnaligned += m - n(s.dkim_aligned);
-      if (fail > 0) f.sources.push(s.ip);
-      failing.set(id.sender, f);
-    }
     return {
       ip: s.ip,
       ptr: id?.ptr ?? null,
       sender: id?.sender ?? null,
       identified_by: id?.via ?? null,
       messages: m,
-      dmarc: { pass: n(s.pass), fail },
+      dmarc: { pass: n(s.pass), fail: m - n(s.pass) },
       spf: { pass: n(s.spf_pass), fail: m - n(s.spf_pass), aligned: n(s.spf_aligned) },
       dkim: { pass: n(s.dkim_pass), fail: m - n(s.dkim_pass), aligned: n(s.dkim_aligned) },
     };
   });
-  const failingSenders = [...failing.values()]
-    .filter((f) => f.fail > 0 && f.fail / f.messages > SENDER_FAIL_SHARE)
-    .sort((a, b) => b.fail - a.fail)
-    .map((f) => ({ sender: f.sender, messages: f.messages, fail: f.fail, sources: f.sources.slice(0, 10), fixes: senderFixes(f, domain.name) }));
+  const failingSenders = failingSendersOf(sources, ids, domain.name);
 
   const policy = latest?.policy ? (JSON.parse(latest.policy) as { p?: string | null }) : null;
   const reportAddress = `${domain.reportToken}@${svc.config.reportDomain}`;
@@ -113,9 +100,23 @@ export async function getDmarcAnalytics(svc: Services, ctx: ServiceContext, doma
     sources_total: n(total?.sources),
     failing_senders: failingSenders,
     enforcement,
-    suggested_record: suggestedRecord(enforcement.recommended_policy, reportAddress, { ruf: typeof window === "object" && window.ruf === true }),
+    suggested_record: await planRecord(svc, domain, reportAddress, enforcement, typeof window === "object" && window.ruf === true),
     daily: series,
   };
 }
 
 export type DmarcAnalytics = Awaited<ReturnType<typeof getDmarcAnalytics>>;
+
+/** The DMARC record of the domain's remediation plan, so this view and every other face give the same one
+ *  (docs/scoring.md "Remediation plan"); before the first check, the ramp's first record. */
+async function planRecord(
+  svc: Services,
+  domain: { id: number; lastCheckId: string | null },
+  reportAddress: string,
+  enforcement: EnforcementAdvice,
+  ruf: boolean,
+): Promise<string> {
+  const planned = (await latestPosture(svc, domain))?.plan?.steps.find((s) => s.category === "dmarc")?.records[0]?.value;
+  if (!planned) return suggestedRecord(enforcement.recommended_policy, reportAddress, { ruf });
+  return ruf ? setTag(setTag(planned, "ruf", `mailto:${reportAddress}`), "fo", "1") : planned;
+}

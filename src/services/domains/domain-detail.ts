@@ -31,9 +31,16 @@ export async function getDomainDetail(svc: Services, ctx: ServiceContext, domain
             findings: stored.findings,
           }
         : null,
+    plan: stored?.plan ?? null,
     recommendations: stored?.recommendations ?? [],
     fixes: stored?.fixes ?? [],
   };
+}
+
+/** The latest check's stored posture of a domain already loaded within its team; null before the first. */
+export async function latestPosture(svc: Services, domain: { id: number; lastCheckId: string | null }): Promise<StoredPosture | null> {
+  if (!domain.lastCheckId) return null;
+  return (await latestCheck(svc, domain, domain.lastCheckId))?.posture ?? null;
 }
 export type DomainDetail = Awaited<ReturnType<typeof getDomainDetail>>;
 

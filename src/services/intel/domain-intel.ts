@@ -1,6 +1,7 @@
 // Live posture of any domain (nothing stored): runs analyzeDomain with this request's resolver; 503 when no resolver answered. DNS + HTTPS I/O.
 import { normalizeDomainName } from "../../core/dns/names";
 import { analyzeDomain, type DomainAnalysis } from "../../core/posture/analyze-domain";
+import { buildRemediationPlan, plannable } from "../../core/posture/plan/build";
 import { dependencyUnavailable, validationFailed } from "../../lib/errors";
 import type { Services } from "../../services";
 import { fullView, summaryView } from "./domain-views";
@@ -19,13 +20,16 @@ export function nothingResolved(a: DomainAnalysis): boolean {
 
 export async function domainIntel(svc: Services, input: string, full: boolean) {
   const domain = validDomain(input);
-  const analysis = await analyzeDomain(domain, {
+  const options = plannable({
     resolver: svc.createResolver(),
     fetch: svc.fetch,
     clock: svc.clock,
     allowPrivateTargets: svc.config.webhookAllowPrivate,
     dnsbl: defaultLists({ spamhausDqsKey: svc.config.dnsblDqsKey ?? undefined }),
   });
+  const analysis = await analyzeDomain(domain, options);
   if (nothingResolved(analysis)) throw dependencyUnavailable();
-  return full ? fullView(analysis) : summaryView(analysis);
+  // Any domain, monitored or not: no report evidence here, so the DMARC ramp waits for reports.
+  const { flattened: _watched, ...plan } = await buildRemediationPlan({ analysis, options, evidence: null });
+  return full ? fullView(analysis, plan) : summaryView(analysis, plan);
 }

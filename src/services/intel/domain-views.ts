@@ -1,5 +1,6 @@
 // Response views of a domain analysis: the summary and the complete (full=1) view. Pure, no I/O.
 import type { DomainAnalysis } from "../../core/posture/analyze-domain";
+import type { RemediationPlan } from "../../core/posture/plan/types";
 import type { BaseView } from "../../core/part/types";
 import type { RecordViews } from "../../core/posture/registry";
 import type { SpfNode } from "../../core/spf/analyze";
@@ -16,7 +17,7 @@ export function blacklistSummary(a: DomainAnalysis) {
   };
 }
 
-export function summaryView(a: DomainAnalysis) {
+export function summaryView(a: DomainAnalysis, plan: RemediationPlan) {
   // Every part with a record view, as the registry lists them: status and record only.
   const records = Object.fromEntries(Object.entries(a.records).map(([id, v]: [string, BaseView]) => [id, { status: v.status, record: v.record }])) as {
     [K in keyof RecordViews]: { status: RecordViews[K]["status"]; record: string | null };
@@ -29,6 +30,7 @@ export function summaryView(a: DomainAnalysis) {
     dmarc_policy: a.parts.dmarc.policy,
     records,
     blacklists: blacklistSummary(a),
+    plan,
     recommendations: a.recommendations,
     fixes: a.fixes,
   };
@@ -52,11 +54,11 @@ function flattenSpf(node: SpfNode | null, depth = 0, parent: string | null = nul
   return out;
 }
 
-export function fullView(a: DomainAnalysis) {
+export function fullView(a: DomainAnalysis, plan: RemediationPlan) {
   const { spf, dmarc, mta_sts: mtaSts } = a.parts;
   const d = dmarc.parsed;
   return {
-    ...summaryView(a),
+    ...summaryView(a, plan),
     view: "full" as const,
     records: a.records,
     blacklists: blacklistSummary(a),
