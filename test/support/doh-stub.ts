@@ -122,9 +122,19 @@ export function installDohStub(zone: StubZone, opts: DohStubOptions = {}): DohSt
   return stub;
 }
 
+/** The test deployment's report domain (vitest.config.ts REPORT_DOMAIN), set up as the README tells an
+ *  operator: an MX and the RFC 9990 §3.2.3 wildcard authorization, so a domain that sends its reports
+ *  there is authorised. A zone that names these itself overrides them. */
+const REPORT_DOMAIN_ZONE: StubZone = {
+  "reports.test": { MX: [{ preference: 10, exchange: "mx.reports.test" }] },
+  "mx.reports.test": { A: ["198.51.100.250"] },
+};
+const REPORT_AUTHORIZATION = /\._report\._dmarc\.reports\.test$/;
+
 function lookup(zone: StubZone, name: string): StubRecords | "nxdomain" | undefined {
   for (const [k, v] of Object.entries(zone)) if (norm(k) === name) return v;
-  return undefined;
+  if (REPORT_AUTHORIZATION.test(name)) return { TXT: ["v=DMARC1"] };
+  return REPORT_DOMAIN_ZONE[name];
 }
 
 /** What a recursive resolver would return: the CNAME chain, then the target's RRset, with an SOA
