@@ -174,6 +174,9 @@ describe("agent grants on the team", () => {
     const removed = await join(owner, "admin");
     const demoted = await join(owner, "admin");
     const gone = await allowAgent(removed.b);
+    // The removed admin's own team, with an agent of its own: not this team's, so it stays.
+    expect((await removed.b.post("/teams", { name: unique("own") }, "/team")).status).toBe(303);
+    const elsewhere = await allowAgent(removed.b);
     const narrowed = await allowAgent(demoted.b);
     const ownAgent = await allowAgent(owner);
     await makeToken(demoted.b, "demoted's");
@@ -183,6 +186,8 @@ describe("agent grants on the team", () => {
     expect((await owner.post(`/team/members/${removed.userId}/remove`, {}, "/team")).status).toBe(303);
     expect(await agentStatus(gone.accessToken)).toBe(401);
     expect(await refreshes(removed.b, gone)).toBe(false);
+    expect(await agentStatus(elsewhere.accessToken)).toBe(200);
+    expect(await refreshes(removed.b, elsewhere)).toBe(true);
 
     const asked = await (await owner.post(`/team/members/${demoted.userId}/role`, { role: "viewer" }, "/team")).text();
     expect(asked).toContain("This also revokes 1 API token and 1 agent grant they created.");

@@ -26,6 +26,17 @@ describe("verified token cache", () => {
     expect(await authenticateToken(svc, team.full)).toBeNull();
   });
 
+  it("refuses a token whose team another isolate deleted once the bound has passed (the tokens go with the team, D153)", async () => {
+    const team = await makeTeam("pro");
+    const { svc, advance } = servicesAt(Date.now());
+    expect((await authenticateToken(svc, team.full))?.team.id).toBe(team.id);
+    await env.DB.prepare("DELETE FROM teams WHERE id = ?").bind(team.id).run();
+    advance(TOKEN_CACHE_TTL_MS - 1);
+    expect((await authenticateToken(svc, team.full))?.team.id, "still inside the bound").toBe(team.id);
+    advance(1);
+    expect(await authenticateToken(svc, team.full)).toBeNull();
+  });
+
   it("forgets a token revoked through this isolate at once", async () => {
     const team = await makeTeam("pro");
     expect((await call("/api/v1/me", { token: team.full })).status).toBe(200);

@@ -208,14 +208,10 @@ export async function deleteTeam(svc: Services, signedIn: SignedIn, confirmName:
   if (confirmName.trim() !== team.name)
     throw new ApiError(422, "validation_failed", "Type the team's name to confirm.", { confirm: ["Does not match the team name."] });
   const owned = await svc.db.select({ id: domains.id }).from(domains).where(eq(domains.teamId, signedIn.teamId));
-  const members = await svc.db.select({ userId: memberships.userId }).from(memberships).where(eq(memberships.teamId, signedIn.teamId));
+  const memberIds = (await svc.db.select({ userId: memberships.userId }).from(memberships).where(eq(memberships.teamId, signedIn.teamId))).map((m) => m.userId);
   await svc.db.delete(teams).where(eq(teams.id, signedIn.teamId));
   // The tokens went with the cascade: this isolate forgets them at once, others refuse them within the cache bound (D153).
-  await afterCredentialsRevoked(
-    svc,
-    signedIn.teamId,
-    members.map((m) => m.userId),
-  );
+  await afterCredentialsRevoked(svc, signedIn.teamId, memberIds);
   // Each domain's report object and the team's webhook log go after the cascade committed (D124, D140).
   for (const d of owned) await domainStore(svc, d).destroy();
   await teamLog(svc, { id: signedIn.teamId }).destroy();
