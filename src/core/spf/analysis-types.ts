@@ -11,6 +11,8 @@ export interface SpfTermInfo {
   lookups: number;
   /** Void lookups under this term, for the worse address family. */
   voidLookups: number;
+  /** Void lookups under this term as an IPv4 and as an IPv6 sender meets them (RFC 7208 §4.6.4). */
+  voidLookupsByFamily: { ipv4: number; ipv6: number };
   /** Depends on %{i}, %{s}, ... so it cannot be resolved offline; counted as 1 lookup. */
   dynamic: boolean;
   /** The analyzed target record of include: / redirect=. */

@@ -196,7 +196,16 @@ function prefetchTargets(terms: readonly (Mechanism | Modifier)[], path: string[
 }
 
 async function analyzeTerm(term: Mechanism | Modifier, domain: string, path: string[], ctx: WalkContext): Promise<SpfTermInfo> {
-  const info: SpfTermInfo = { term: term.raw, position: term.position, lookups: 0, voidLookups: 0, dynamic: false, child: null, note: null };
+  const info: SpfTermInfo = {
+    term: term.raw,
+    position: term.position,
+    lookups: 0,
+    voidLookups: 0,
+    voidLookupsByFamily: { ipv4: 0, ipv6: 0 },
+    dynamic: false,
+    child: null,
+    note: null,
+  };
   if (!LOOKUP_TERMS.has(term.name)) {
     if (term.kind === "mechanism") addStaticNetwork(term, domain, ctx);
     return info;
@@ -235,16 +244,18 @@ async function analyzeTerm(term: Mechanism | Modifier, domain: string, path: str
     const before = { ...ctx.voids };
     info.child = await walk(target, term.name, path, ctx);
     info.lookups += info.child.lookups;
-    info.voidLookups = voidsSince(before, ctx.voids);
+    info.voidLookupsByFamily = familyVoidsSince(before, ctx.voids);
+    info.voidLookups = worstVoids(info.voidLookupsByFamily);
     return info;
   }
   const before = { ...ctx.voids };
   if (term.kind === "mechanism") await resolveAddressTerm(term, target, domain, ctx);
-  info.voidLookups = voidsSince(before, ctx.voids);
+  info.voidLookupsByFamily = familyVoidsSince(before, ctx.voids);
+  info.voidLookups = worstVoids(info.voidLookupsByFamily);
   return info;
 }
 
-const voidsSince = (before: VoidCounts, now: VoidCounts): number => Math.max(now.ipv4 - before.ipv4, now.ipv6 - before.ipv6);
+const familyVoidsSince = (before: VoidCounts, now: VoidCounts): VoidCounts => ({ ipv4: now.ipv4 - before.ipv4, ipv6: now.ipv6 - before.ipv6 });
 
 /** The void-lookup limit per address family (RFC 7208 §4.6.4): "a" asks for A or AAAA depending on
  *  the client, so a record can exceed the limit for IPv6 senders only. */
