@@ -7,7 +7,7 @@ import { ApiError } from "../lib/errors";
 import { getDomainDetail } from "../services/domains/domain-detail";
 import { listDomains } from "../services/domains/list-domains";
 import { getDmarcAnalytics } from "../services/dmarc/analytics";
-import { type AgentCall, admit } from "./kit";
+import { type AgentCall, admit, failure } from "./kit";
 
 /** MCP's "resource not found" code (spec: server/resources, error handling). */
 const RESOURCE_NOT_FOUND = -32002;
@@ -18,14 +18,18 @@ const LISTED_DOMAINS = 200;
 async function readJson(call: AgentCall, uri: URL, rawId: unknown, load: (id: number) => Promise<unknown>): Promise<ReadResourceResult> {
   const id = Number(rawId);
   if (!Number.isSafeInteger(id) || id <= 0) throw new McpError(RESOURCE_NOT_FOUND, "Resource not found.", { uri: uri.href });
-  const refused = await admit(call);
-  if (refused) throw new McpError(LIMIT_REFUSED, String(refused.content[0]?.type === "text" ? refused.content[0].text : "Refused."), refused.structuredContent);
   try {
+    const refused = await admit(call);
+    if (refused)
+      throw new McpError(LIMIT_REFUSED, String(refused.content[0]?.type === "text" ? refused.content[0].text : "Refused."), refused.structuredContent);
     return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(await load(id)) }] };
   } catch (error) {
+    if (error instanceof McpError) throw error;
     if (error instanceof ApiError && error.status === 404) throw new McpError(RESOURCE_NOT_FOUND, "Resource not found.", { uri: uri.href });
     if (error instanceof ApiError) throw new McpError(-32603, error.message, { code: error.code });
-    throw error;
+    // As a tool's unexpected failure (D158): the SDK would answer with the exception's text.
+    const generic = failure(call, error).structuredContent as { error: { code: string; request_id?: string } };
+    throw new McpError(-32603, "Internal error.", generic.error);
   }
 }
 

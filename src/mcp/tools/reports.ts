@@ -17,6 +17,8 @@ export const reportTools = [
       "DMARC aggregate-report analytics of a monitored domain over the last `days` days (1-365, default 30): messages, pass/fail and alignment rates, top sending sources with identified senders, failing senders with fixes, whether it is safe to move the policy toward reject, and the suggested DMARC record. Use it to answer 'who sends mail as this domain' or 'can we enforce DMARC'.",
     input: DaysQuery.extend({ domain_id: domainId }),
     effect: "read",
+    // A source's reverse DNS name is published by whoever holds the address.
+    untrusted: ["sources[].ptr"],
     run: async ({ svc, ctx }, { domain_id, days }) => ({ data: await getDmarcAnalytics(svc, ctx, domain_id, days) }),
   }),
   tool({
@@ -26,6 +28,8 @@ export const reportTools = [
       "DMARC failure samples of a monitored domain (failure reports receivers mailed to its report address when its DMARC record has ruf), newest first, kept 30 days: reporter, source IP, which check failed, authentication results, alignment, DKIM domain and selector, what the receiver did. Never the message itself. Paginated like list_domains.",
     input: PaginationQuery.extend({ domain_id: domainId }),
     effect: "read",
+    // Written by the receiver that mailed the failure report (RFC 6591 fields, Authentication-Results).
+    untrusted: ["reporting_org", "auth_results"],
     run: async ({ svc, ctx }, { domain_id, ...q }) => {
       const { items, total } = await listFailureSamples(svc, ctx, domain_id, q);
       return { data: items, meta: pageMeta(q, total) };
@@ -38,6 +42,8 @@ export const reportTools = [
       "The team's alerts, newest first: DNS drift, blocklist listings, DMARC failure spikes, expiring domains, DKIM problems and lost ownership, each with severity, title, body and occurrences. open: true for open alerts only, false for resolved only, omitted for all. Paginated like list_domains.",
     input: PaginationQuery.extend({ open: z.boolean().optional().describe("true: open alerts only; false: resolved only; omitted: all.") }),
     effect: "read",
+    // A DMARC or TLS alert's title and body quote the reporter's org_name and the report's failure types.
+    untrusted: ["title", "body"],
     run: async ({ svc, ctx }, q) => {
       const { items, total } = await listAlerts(svc, ctx, q);
       return { data: items, meta: pageMeta(q, total) };
