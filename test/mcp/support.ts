@@ -31,7 +31,13 @@ export function dataOf<T = Record<string, unknown>>(result: CallToolResult): T {
   return (result.structuredContent as { data: T }).data;
 }
 
-export function errorOf(result: CallToolResult): { code: string; message: string; retry_after_seconds?: number; errors?: Record<string, string[]> } {
+export function errorOf(result: CallToolResult): {
+  code: string;
+  message: string;
+  retry_after_seconds?: number;
+  errors?: Record<string, string[]>;
+  request_id?: string;
+} {
   if (!result.isError) throw new Error(`expected a tool error, got ${JSON.stringify(result.structuredContent)}`);
   return (result.structuredContent as { error: ReturnType<typeof errorOf> }).error;
 }
