@@ -48,7 +48,7 @@ const AgentsPage: FC<{ frame: Frame; grants: AgentGrantView[]; mcpUrl: string; r
           {everyone ? "Agents allowed" : "Agents you allowed"} on {frame.signedIn?.teamName}
         </h2>
         <div class="table-wrap">
-          <table>
+          <table class="stack">
             <thead>
               <tr>
                 <th scope="col">App</th>

@@ -5,14 +5,13 @@
 // cannot be read is left out rather than guessed. No I/O.
 import type { FC } from "hono/jsx";
 import type { AlertView } from "../services/alerts/list-alerts";
+import { plural } from "./domain-format";
 
 export interface AlertGuide {
   label: string;
   line: string;
   link: { href: string; text: string } | null;
 }
-
-const plural = (n: number, one: string) => `${n.toLocaleString("en")} ${one}${n === 1 ? "" : "s"}`;
 
 /** new_sender (D103): the address is the subject (`sender:<ip>`); the sender is in the title, the counts in the body. */
 export function newSenderFacts(a: Pick<AlertView, "subject" | "title" | "body">) {

@@ -9,7 +9,7 @@ import type { PaginationQuery } from "../lib/pagination";
 import { type AlertView, listAlerts } from "../services/alerts/list-alerts";
 import { resolveAlert } from "../services/alerts/resolve-alert";
 import { AlertGuideLine } from "./alert-kinds";
-import { Pager, pageQuery, SeverityBadge, when } from "./domain-format";
+import { Pager, pageQuery, plural, SeverityBadge, when } from "./domain-format";
 import { frameOf } from "./frame";
 import { checkCsrf, readForm, signedInOrRedirect } from "./guard";
 import { CsrfField, type Frame, Layout, Notice } from "./layout";
@@ -40,12 +40,12 @@ const AlertsPage: FC<{ frame: Frame; tab: Tab; q: PaginationQuery; list: { items
         </a>
       </nav>
       <section class="panel" aria-labelledby="alert-list">
-        <h2 id="alert-list">{`${list.total} ${tab} alert${list.total === 1 ? "" : "s"}`}</h2>
+        <h2 id="alert-list">{plural(list.total, `${tab} alert`)}</h2>
         {list.items.length === 0 ? (
           <p class="muted">{tab === "open" ? "No open alerts. Everything we watch looks as expected." : "No resolved alerts yet."}</p>
         ) : (
           <div class="table-wrap">
-            <table>
+            <table class="stack">
               <thead>
                 <tr>
                   <th scope="col">Severity</th>
@@ -58,22 +58,23 @@ const AlertsPage: FC<{ frame: Frame; tab: Tab; q: PaginationQuery; list: { items
               <tbody>
                 {list.items.map((a) => (
                   <tr id={`alert-${a.id}`}>
-                    <td>
+                    <td data-label="Severity">
                       <SeverityBadge severity={a.severity} />
                     </td>
-                    <td>
+                    <td data-label="Alert">
                       <strong>{a.title}</strong>
                       <AlertGuideLine alert={a} />
                       {a.body && <div class="small">{a.body}</div>}
-                      <div class="small muted">{`${a.kind} · ${a.subject}`}</div>
                     </td>
-                    <td>{a.domain_id !== null && a.domain ? <a href={`/domains/${a.domain_id}`}>{a.domain}</a> : <span class="muted">—</span>}</td>
-                    <td class="small">
+                    <td data-label="Domain">
+                      {a.domain_id !== null && a.domain ? <a href={`/domains/${a.domain_id}`}>{a.domain}</a> : <span class="muted">—</span>}
+                    </td>
+                    <td class="small" data-label="Seen">
                       {`first ${when(a.created_at)}`}
                       <br />
-                      {`${a.occurrences} time${a.occurrences === 1 ? "" : "s"}, last ${when(a.updated_at)}`}
+                      {`${plural(a.occurrences, "time")}, last ${when(a.updated_at)}`}
                     </td>
-                    <td>
+                    <td data-label={tab === "open" ? "Action" : "Resolved"}>
                       {a.resolved_at ? (
                         <span class="small">{when(a.resolved_at)}</span>
                       ) : canWrite ? (

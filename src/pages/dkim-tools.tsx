@@ -11,7 +11,7 @@ import { generateDkimKey } from "../services/dkim-tools/generate";
 import { KEY_ALGORITHMS } from "../services/dkim-tools/inputs";
 import { lookupDkim } from "../services/dkim-tools/lookup";
 import { MAX_MESSAGE_BYTES, verifyDkimMessage } from "../services/dkim-tools/verify";
-import { Copyable, fieldMessages, SeverityBadge, StatusBadge } from "./domain-format";
+import { Copyable, fieldMessages, plural, SeverityBadge, StatusBadge } from "./domain-format";
 import { frameOf } from "./frame";
 import { checkCsrf, readForm, signedInOrRedirect } from "./guard";
 import { type Frame, CsrfField, Layout, Notice } from "./layout";
@@ -115,7 +115,7 @@ const LookupResult: FC<{ scan: SelectorScan }> = ({ scan }) => (
         </table>
       </div>
     )}
-    <p class="small muted">{`${scan.scanned} selectors looked up; ${Object.keys(scan.missing).length} not published.`}</p>
+    <p class="small muted">{`${plural(scan.scanned, "selector")} looked up; ${Object.keys(scan.missing).length} not published.`}</p>
     <ul class="findings">
       {scan.issues.map((f) => (
         <li>

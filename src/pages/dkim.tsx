@@ -11,7 +11,7 @@ import { deleteDkimSelector } from "../services/dkim-inventory/delete-selector";
 import { type DkimOverview, getDkimOverview } from "../services/dkim-inventory/overview";
 import { listDomains } from "../services/domains/list-domains";
 import { dkimToolPages, ToolForms } from "./dkim-tools";
-import { Pager, pageQuery, SeverityBadge, StatusBadge } from "./domain-format";
+import { Pager, pageQuery, plural, SeverityBadge, StatusBadge } from "./domain-format";
 import { frameOf } from "./frame";
 import { checkCsrf, readForm, signedInOrRedirect } from "./guard";
 import { type Frame, CsrfField, Layout, Notice } from "./layout";
@@ -31,7 +31,7 @@ const Inventory: FC<{ frame: Frame; id: number; name: string; dkim: DkimOverview
         <a href={`/domains/${id}`}>{name}</a>
       </h2>
       <p class="small muted">
-        {`${dkim.summary.selectors} selectors: ${dkim.summary.active} active, ${dkim.summary.revoked} revoked, ${dkim.summary.invalid} invalid, ${dkim.summary.missing} missing, ${dkim.summary.pending} pending; ${dkim.summary.rotations_in_window} rotations and ${dkim.summary.messages_in_window} reported messages in ${WINDOW_DAYS} days.`}
+        {`${plural(dkim.summary.selectors, "selector")}: ${dkim.summary.active} active, ${dkim.summary.revoked} revoked, ${dkim.summary.invalid} invalid, ${dkim.summary.missing} missing, ${dkim.summary.pending} pending; ${plural(dkim.summary.rotations_in_window, "rotation")} and ${plural(dkim.summary.messages_in_window, "reported message")} in ${WINDOW_DAYS} days.`}
       </p>
       {dkim.selectors.length > 0 && (
         <div class="table-wrap">

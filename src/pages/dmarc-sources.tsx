@@ -8,7 +8,7 @@ import type { AppEnv } from "../context";
 import { ApiError, validationFailed } from "../lib/errors";
 import type { PaginationQuery } from "../lib/pagination";
 import { listSources } from "../services/dmarc/sources";
-import { DaysSelect, fieldMessages, pageQuery } from "./domain-format";
+import { DaysSelect, fieldMessages, pageQuery, plural } from "./domain-format";
 import { frameOf } from "./frame";
 import { signedInOrRedirect } from "./guard";
 import { type Frame, Layout } from "./layout";
@@ -64,16 +64,16 @@ export const SourceHeads: FC = () => (
 
 export const SourceCells: FC<{ x: SourceFigures }> = ({ x }) => (
   <>
-    <td class="mono">
+    <td class="mono" data-label="IP">
       {x.ip}
       {x.ptr && <div class="small muted">{x.ptr}</div>}
     </td>
-    <td>{x.sender ?? <span class="muted">unknown</span>}</td>
-    <td>{x.messages}</td>
-    <td>{x.dmarc.pass}</td>
-    <td>{x.dmarc.fail}</td>
-    <td>{x.spf.aligned}</td>
-    <td>{x.dkim.aligned}</td>
+    <td data-label="Sender">{x.sender ?? <span class="muted">unknown</span>}</td>
+    <td data-label="Messages">{x.messages}</td>
+    <td data-label="DMARC pass">{x.dmarc.pass}</td>
+    <td data-label="DMARC fail">{x.dmarc.fail}</td>
+    <td data-label="SPF aligned">{x.spf.aligned}</td>
+    <td data-label="DKIM aligned">{x.dkim.aligned}</td>
   </>
 );
 
@@ -113,12 +113,12 @@ const SourcesPage: FC<{ frame: Frame; domainId: number; f: Filters; q: Paginatio
         </div>
       </form>
       <section class="panel" aria-labelledby="sources-h">
-        <h2 id="sources-h">{`${s.total} source${s.total === 1 ? "" : "s"}, ${s.window.from} to ${s.window.to}`}</h2>
+        <h2 id="sources-h">{`${plural(s.total, "source")}, ${s.window.from} to ${s.window.to}`}</h2>
         {s.items.length === 0 ? (
           <p class="muted">No complete report in this period has mail from {f.ip ? "this address" : "any source"}. Try a longer period.</p>
         ) : (
           <div class="table-wrap">
-            <table>
+            <table class="stack">
               <thead>
                 <tr>
                   <SourceHeads />
@@ -129,7 +129,9 @@ const SourcesPage: FC<{ frame: Frame; domainId: number; f: Filters; q: Paginatio
                 {s.items.map((x) => (
                   <tr>
                     <SourceCells x={x} />
-                    <td class="small">{x.first_day === x.last_day ? x.first_day : `${x.first_day} to ${x.last_day}`}</td>
+                    <td class="small" data-label="Seen">
+                      {x.first_day === x.last_day ? x.first_day : `${x.first_day} to ${x.last_day}`}
+                    </td>
                   </tr>
                 ))}
               </tbody>

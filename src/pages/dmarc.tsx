@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import type { FC } from "hono/jsx";
 import type { AppEnv } from "../context";
-import { validationFailed } from "../lib/errors";
+import { ApiError, validationFailed } from "../lib/errors";
 import type { PaginationQuery } from "../lib/pagination";
 import { type DmarcAnalytics, getDmarcAnalytics } from "../services/dmarc/analytics";
 import type { IngestResult } from "../services/dmarc/ingest";
@@ -15,7 +15,7 @@ import { getReport, listReports } from "../services/dmarc/reports";
 import { uploadReport } from "../services/dmarc/upload";
 import { BarChart } from "./charts";
 import { SourceCells, SourceHeads } from "./dmarc-sources";
-import { Copyable, Pager, pageQuery, when } from "./domain-format";
+import { Copyable, Pager, pageQuery, plural, when } from "./domain-format";
 import { frameOf } from "./frame";
 import { signedInOrRedirect } from "./guard";
 import { CsrfField, type Frame, Layout, Notice } from "./layout";
@@ -35,12 +35,38 @@ function daysOf(raw: string | undefined): number {
   return n;
 }
 
-const DmarcPage: FC<{ frame: Frame; a: DmarcAnalytics; reports: Reports; rq: PaginationQuery; uploaded?: IngestResult }> = ({
+/** A refusal the upload form can explain (no file, too large, not a report): returned, not thrown. */
+async function formRefusal<T>(p: Promise<T>): Promise<T | ApiError> {
+  try {
+    return await p;
+  } catch (e) {
+    // A body that is not the form's (400) or a refused CSRF token (403) stays an error page.
+    if (e instanceof ApiError && (e.status === 413 || e.status === 422)) return e;
+    throw e;
+  }
+}
+
+/** What went wrong with an uploaded file, in words; the parser's own finding follows, without its code. */
+export function uploadMessages(e: ApiError): string[] {
+  if (e.status === 413) return ["That file is larger than 10 MB. An aggregate report is much smaller: check that you chose the right file."];
+  if (e.errors?.report) return ["Choose a report file to upload: the XML file a receiver sent, or its .gz or .zip."];
+  const code = e.errors?.body?.[0];
+  if (code === "domain_mismatch" || code === "unknown_domain") return [e.message];
+  if (code === "domain_not_verified") return ["Verify this domain first: reports are only taken for domains whose ownership is proven."];
+  const found = /^[^:]*\([a-z_]+\): (.+)$/.exec(e.message)?.[1];
+  return [
+    "That file is not a DMARC aggregate report we can read. Upload the file a receiver mailed to your report address (XML, or its .gz or .zip) as it came.",
+    ...(found ? [`What we found: ${found}`] : []),
+  ];
+}
+
+const DmarcPage: FC<{ frame: Frame; a: DmarcAnalytics; reports: Reports; rq: PaginationQuery; uploaded?: IngestResult; uploadError?: string[] }> = ({
   frame,
   a,
   reports,
   rq,
   uploaded,
+  uploadError,
 }) => {
   const canWrite = frame.signedIn?.ctx.scope === "full";
   const base = `/domains/${a.domain.id}/dmarc`;
@@ -77,16 +103,16 @@ const DmarcPage: FC<{ frame: Frame; a: DmarcAnalytics; reports: Reports; rq: Pag
         <h2 id="dmarc-summary">{`${a.window.from} to ${a.window.to}`}</h2>
         <div class="stat-row">
           <div>
-            <strong>{a.summary.messages.toLocaleString("en")}</strong> messages
+            <strong>{a.summary.messages.toLocaleString("en")}</strong> {a.summary.messages === 1 ? "message" : "messages"}
           </div>
           <div>
             <strong>{pct(a.alignment.rate)}</strong> passed DMARC
           </div>
           <div>
-            <strong>{a.summary.reports}</strong> reports from {a.summary.reporters} reporters
+            <strong>{a.summary.reports}</strong> {a.summary.reports === 1 ? "report" : "reports"} from {plural(a.summary.reporters, "reporter")}
           </div>
           <div>
-            <strong>{a.sources_total}</strong> sending IPs
+            <strong>{a.sources_total}</strong> {a.sources_total === 1 ? "sending IP" : "sending IPs"}
           </div>
         </div>
         <BarChart
@@ -98,7 +124,7 @@ const DmarcPage: FC<{ frame: Frame; a: DmarcAnalytics; reports: Reports; rq: Pag
           ]}
           summary={`${a.alignment.pass} passed and ${a.alignment.fail} failed DMARC over ${a.window.days} days.`}
         />
-        <p class="small">{`SPF aligned: ${a.alignment.spf_aligned} messages · DKIM aligned: ${a.alignment.dkim_aligned} messages`}</p>
+        <p class="small">{`SPF aligned: ${plural(a.alignment.spf_aligned, "message")} · DKIM aligned: ${plural(a.alignment.dkim_aligned, "message")}`}</p>
       </section>
       <section class="panel" aria-labelledby="dmarc-advice">
         <h2 id="dmarc-advice">Enforcement</h2>
@@ -109,7 +135,7 @@ const DmarcPage: FC<{ frame: Frame; a: DmarcAnalytics; reports: Reports; rq: Pag
         </p>
         <p>{a.enforcement.reason}</p>
         <p class="small muted">{a.enforcement.rule}</p>
-        <p>Suggested record for _dmarc.{a.domain.name}:</p>
+        <p>The DMARC record of your plan for _dmarc.{a.domain.name} (the domain page shows the whole plan):</p>
         <Copyable value={a.suggested_record} label="suggested DMARC record" />
       </section>
       {a.failing_senders.length > 0 && (
@@ -117,7 +143,7 @@ const DmarcPage: FC<{ frame: Frame; a: DmarcAnalytics; reports: Reports; rq: Pag
           <h2 id="failing-senders">Failing senders</h2>
           {a.failing_senders.map((f) => (
             <div>
-              <h3>{`${f.sender}: ${f.fail} of ${f.messages} messages failed`}</h3>
+              <h3>{`${f.sender}: ${f.fail} of ${plural(f.messages, "message")} failed`}</h3>
               <ol class="fix-list">
                 {f.fixes.map((x) => (
                   <li>{x}</li>
@@ -133,7 +159,7 @@ const DmarcPage: FC<{ frame: Frame; a: DmarcAnalytics; reports: Reports; rq: Pag
           <p class="muted">No reports in this period.</p>
         ) : (
           <div class="table-wrap">
-            <table>
+            <table class="stack">
               <thead>
                 <tr>
                   <SourceHeads />
@@ -190,12 +216,25 @@ const DmarcPage: FC<{ frame: Frame; a: DmarcAnalytics; reports: Reports; rq: Pag
         <section class="panel" aria-labelledby="dmarc-upload">
           <h2 id="dmarc-upload">Upload a report</h2>
           <p class="small">An aggregate report as XML, gzip or zip, at most 10 MB, about {a.domain.name} or a subdomain.</p>
+          {uploadError && (
+            <Notice kind="bad" id="report-file-error">
+              {uploadError.map((m, i) => (i === 0 ? <p class="field-error">{m}</p> : <p class="small">{m}</p>))}
+            </Notice>
+          )}
           <form method="post" action={`${base}/upload`} enctype="multipart/form-data">
             <CsrfField csrf={frame.csrf} />
             <div class="row">
               <div>
                 <label for="report-file">Report file</label>
-                <input id="report-file" name="report" type="file" required accept=".xml,.gz,.zip,application/xml,text/xml,application/gzip,application/zip" />
+                <input
+                  id="report-file"
+                  name="report"
+                  type="file"
+                  required
+                  accept=".xml,.gz,.zip,application/xml,text/xml,application/gzip,application/zip"
+                  aria-invalid={uploadError ? "true" : undefined}
+                  aria-describedby={uploadError ? "report-file-error" : undefined}
+                />
               </div>
               <div>
                 <button type="submit">Upload</button>
@@ -220,7 +259,7 @@ const ReportPage: FC<{ frame: Frame; domainId: number; d: Detail; q: PaginationQ
       <h1 class="mono">{r.report_id}</h1>
       <section class="panel" aria-labelledby="report-summary">
         <h2 id="report-summary">{`From ${r.org_name}`}</h2>
-        <p>{`${when(r.date_begin)} to ${when(r.date_end)} · ${r.messages} messages, ${r.fail} failed DMARC · received ${when(r.received_at)}`}</p>
+        <p>{`${when(r.date_begin)} to ${when(r.date_end)} · ${plural(r.messages, "message")}, ${r.fail} failed DMARC · received ${when(r.received_at)}`}</p>
         {r.policy_published && (
           <p class="mono small">{`Published policy: p=${r.policy_published.p ?? "—"} sp=${r.policy_published.sp ?? "—"} pct=${r.policy_published.pct ?? "—"}`}</p>
         )}
@@ -288,11 +327,17 @@ export function dmarcPages() {
     const s = signedInOrRedirect(c);
     if (s instanceof Response) return s;
     const id = idParam(c.req.param("id"));
-    const bytes = await readReportUpload(c);
+    const bytes = await formRefusal(readReportUpload(c));
     const svc = c.get("services");
-    const uploaded = await uploadReport(svc, s.ctx, id, bytes);
+    const uploaded = bytes instanceof ApiError ? bytes : await formRefusal(uploadReport(svc, s.ctx, id, bytes));
     const rq = pageQuery({}, REPORTS_PER_PAGE);
     const [a, reports] = await Promise.all([getDmarcAnalytics(svc, s.ctx, id, 30), listReports(svc, s.ctx, id, rq)]);
+    // A refused file is said on the form, in words (docs/decisions.md D167); 413 keeps its status.
+    if (uploaded instanceof ApiError)
+      return c.html(
+        <DmarcPage frame={await frameOf(c)} a={a} reports={reports} rq={rq} uploadError={uploadMessages(uploaded)} />,
+        uploaded.status === 413 ? 413 : 422,
+      );
     // Same statuses as the HTTP ingestion face: 201 stored, 200 already stored.
     return c.html(<DmarcPage frame={await frameOf(c)} a={a} reports={reports} rq={rq} uploaded={uploaded} />, uploaded.duplicate ? 200 : 201);
   });

@@ -5,6 +5,9 @@ import type { FC } from "hono/jsx";
 import { PaginationQuery } from "../lib/pagination";
 import { type ApiError, validationFailed } from "../lib/errors";
 
+/** "1 selector", "3 selectors", "1,200 messages": a count with its noun in the right number. */
+export const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
+
 /** "2026-05-01 12:34" (UTC) or a dash. */
 export const when = (iso: string | null | undefined) => (iso ? `${iso.replace("T", " ").slice(0, 16)} UTC` : "—");
 
@@ -69,6 +72,15 @@ export const Pager: FC<{ base: string; q: PaginationQuery; total: number; perDef
 
 /** The per-field messages of a refused form, flattened for display. */
 export const fieldMessages = (e: ApiError): string[] => Object.entries(e.errors ?? {}).flatMap(([k, v]) => v.map((m) => `${k}: ${m}`));
+
+/** A refused form's messages in words: each field by the form's own label ("Receiver URL: ..."), and
+ *  the messages listed in `plain` replaced whole by what to do. A field the form does not name keeps its name. */
+export function plainMessages(e: ApiError, labels: Record<string, string>, plain: Record<string, string> = {}): string[] {
+  const out = Object.entries(e.errors ?? {}).flatMap(([k, v]) =>
+    v.map((m) => plain[m] ?? `${labels[k] ?? k}: ${m.charAt(0).toUpperCase()}${m.slice(1)}${/[.!?]$/.test(m) ? "" : "."}`),
+  );
+  return out.length > 0 ? out : [e.message];
+}
 
 const DAY_CHOICES = [1, 7, 30, 90, 180, 365];
 

@@ -12,7 +12,8 @@ import { listChecks, listDiffs } from "../services/checks/history";
 import { pendingCheckOf } from "../services/domains/pending-check";
 import { requestCheck } from "../services/domains/request-check";
 import { LineChart } from "./charts";
-import { Copyable, GradeBadge, SeverityBadge, StatusBadge, when } from "./domain-format";
+import { ChangeList, groupChanges } from "./domain-changes";
+import { Copyable, GradeBadge, plural, SeverityBadge, StatusBadge, when } from "./domain-format";
 import { frameOf } from "./frame";
 import { checkCsrf, readForm, signedInOrRedirect } from "./guard";
 import { CsrfField, Layout, Notice } from "./layout";
@@ -23,6 +24,8 @@ import { PasteFixes, PostureParts } from "./posture-parts";
 const REFRESH_SECONDS = 3;
 const HISTORY_POINTS = 200;
 const DIFFS_SHOWN = 50;
+/** Change entries shown open; older ones are folded. */
+const CHANGES_OPEN = 8;
 
 type Overview = Awaited<ReturnType<typeof getDkimOverview>>;
 
@@ -78,6 +81,7 @@ export function domainDetailPages() {
       .filter((k) => k.score !== null)
       .reverse()
       .map((k) => ({ x: k.created_at ?? "", y: k.score ?? 0 }));
+    const changes = groupChanges(diffs.items);
     const q = c.req.query();
     const frame = await frameOf(c);
     return c.html(
@@ -86,28 +90,50 @@ export function domainDetailPages() {
           <h1>{d.name}</h1>
           <GradeBadge grade={d.grade} />
         </div>
-        {q.verified === "1" && <Notice kind="ok">Ownership verified. The first check is queued.</Notice>}
-        {pending && (
-          <div class="notice info" role="status" data-refresh-after={String(REFRESH_SECONDS)}>
-            {`A check is queued (${pending.check_id}, since ${when(pending.queued_at)}). This page refreshes itself until the result is in.`}
+        <div class="panel stat-row domain-stats">
+          <div>
+            <span class="small muted">Score</span>
+            <strong>{d.score ?? "—"}</strong>
           </div>
-        )}
-        {!pending && q.checked === "1" && <Notice kind="ok">The check finished; the posture below is its result.</Notice>}
-        <div class="cards">
-          <div class="panel">
-            <div class="small muted">Score</div>
-            <div class="stat">{d.score ?? "—"}</div>
+          <div>
+            <span class="small muted">DMARC policy</span>
+            <strong>{d.dmarc_policy ?? "—"}</strong>
           </div>
-          <div class="panel">
-            <div class="small muted">DMARC policy</div>
-            <div class="stat">{d.dmarc_policy ?? "—"}</div>
-          </div>
-          <div class="panel">
-            <div class="small muted">Last check</div>
-            <div>{when(d.last_checked_at)}</div>
-            <div class="small muted">{`Next: ${when(d.next_check_at)}`}</div>
+          <div>
+            <span class="small muted">Last check</span>
+            <strong class="small-stat">{when(d.last_checked_at)}</strong>
+            <span class="small muted">{`Next: ${when(d.next_check_at)}`}</span>
           </div>
         </div>
+        {q.verified === "1" && (
+          <Notice kind="ok">
+            {pending ? "Ownership verified. The first check is queued." : "Ownership verified. The first check has finished; the posture below is its result."}
+          </Notice>
+        )}
+        {pending && (
+          // The reload goes to the address without the verified flag, so its notice goes once the check is done.
+          <div
+            class="notice info"
+            role="status"
+            data-refresh-after={String(REFRESH_SECONDS)}
+            data-refresh-to={`/domains/${id}${q.verified === "1" || q.checked === "1" ? "?checked=1" : ""}`}
+          >
+            {`A check is queued (since ${when(pending.queued_at)}). This page refreshes itself until the result is in.`}
+          </div>
+        )}
+        {!pending && q.checked === "1" && q.verified !== "1" && <Notice kind="ok">The check finished; the posture below is its result.</Notice>}
+        {/* remediation plan */}
+        <section class="panel" aria-labelledby="diffs-h" id="changes">
+          <h2 id="diffs-h">Recent changes</h2>
+          <ChangeList entries={changes.slice(0, CHANGES_OPEN)} />
+          {changes.length > CHANGES_OPEN && (
+            <details class="more">
+              <summary>{`${plural(changes.length - CHANGES_OPEN, "older change")}`}</summary>
+              <ChangeList entries={changes.slice(CHANGES_OPEN)} />
+              {diffs.total > DIFFS_SHOWN && <p class="small muted">{`The newest ${DIFFS_SHOWN} of ${diffs.total} recorded differences.`}</p>}
+            </details>
+          )}
+        </section>
         <section class="panel" aria-labelledby="actions-h">
           <h2 id="actions-h">Monitoring</h2>
           {!d.verified ? (
@@ -117,9 +143,13 @@ export function domainDetailPages() {
           ) : canWrite ? (
             <form method="post" action={`/domains/${id}/check`} class="inline">
               <CsrfField csrf={frame.csrf} />
-              <button type="submit" disabled={pending !== null}>
-                {pending ? "Check queued" : "Check now"}
-              </button>
+              {pending ? (
+                <button type="submit" class="pending" disabled aria-disabled="true">
+                  Check queued…
+                </button>
+              ) : (
+                <button type="submit">Check now</button>
+              )}
             </form>
           ) : null}
           <p class="small">DMARC aggregate reports for this domain go to (put it in your DMARC record's rua= tag):</p>
@@ -133,8 +163,8 @@ export function domainDetailPages() {
           <h2 id="posture-h">Posture</h2>
           {d.posture ? (
             <>
-              <p class="small muted">{`From the check of ${when(d.posture.checked_at)}.`}</p>
-              <PostureParts posture={{ ...d.posture, blacklists: d.posture.blacklists ?? null }} extra={{ dkim: <DkimPart id={id} dkim={dkim} /> }} />
+              <p class="small muted">{`From the check of ${when(d.posture.checked_at)}. Parts with nothing to do are folded; open them to see their records.`}</p>
+              <PostureParts posture={{ ...d.posture, blacklists: d.posture.blacklists ?? null }} extra={{ dkim: <DkimPart id={id} dkim={dkim} /> }} foldQuiet />
             </>
           ) : (
             <p class="muted">No check has finished yet.</p>
@@ -146,28 +176,8 @@ export function domainDetailPages() {
             title={`Score of ${d.name}`}
             points={points}
             yMax={100}
-            summary={points.length === 0 ? "No scored checks yet." : `${points.length} checks; latest score ${points.at(-1)?.y}.`}
+            summary={points.length === 0 ? "No scored checks yet." : `${plural(points.length, "check")}; latest score ${points.at(-1)?.y}.`}
           />
-        </section>
-        <section class="panel" aria-labelledby="diffs-h">
-          <h2 id="diffs-h">Changes</h2>
-          {diffs.items.length === 0 ? (
-            <p class="muted">No changes recorded.</p>
-          ) : (
-            <ol class="timeline">
-              {diffs.items.map((x) => (
-                <li>
-                  <span class="small muted">{when(x.created_at)}</span> <SeverityBadge severity={x.severity} /> <strong>{`${x.category} ${x.field}`}</strong>
-                  <div class="small">
-                    <span class="muted">before </span>
-                    <code>{x.before ?? "(none)"}</code> <span class="muted">after </span>
-                    <code>{x.after ?? "(none)"}</code>
-                  </div>
-                </li>
-              ))}
-            </ol>
-          )}
-          {diffs.total > DIFFS_SHOWN && <p class="small muted">{`The newest ${DIFFS_SHOWN} of ${diffs.total} changes.`}</p>}
         </section>
         {canWrite && (
           <section class="panel danger-zone" aria-labelledby="delete-h">

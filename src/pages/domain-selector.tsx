@@ -6,7 +6,7 @@ import type { AppEnv } from "../context";
 import { notFound } from "../lib/errors";
 import { getDkimSelector } from "../services/dkim-inventory/overview";
 import { getDomainDetail } from "../services/domains/domain-detail";
-import { Copyable, SeverityBadge, StatusBadge, when } from "./domain-format";
+import { Copyable, plural, SeverityBadge, StatusBadge, when } from "./domain-format";
 import { frameOf } from "./frame";
 import { signedInOrRedirect } from "./guard";
 import { Layout } from "./layout";
@@ -83,7 +83,7 @@ export function domainSelectorPages() {
           <h2 id="reports-h">{`DMARC report evidence (${REPORT_DAYS} days)`}</h2>
           {v.reports ? (
             <p>
-              {`${v.reports.messages} messages signed with this selector: ${v.reports.pass} passed DKIM, ${v.reports.fail} failed; last seen in a report ${when(v.last_report_at)}.`}
+              {`${plural(v.reports.messages, "message")} signed with this selector: ${v.reports.pass} passed DKIM, ${v.reports.fail} failed; last seen in a report ${when(v.last_report_at)}.`}
               {v.reports.sources.length > 0 && <span class="small muted">{` Sources: ${v.reports.sources.join(", ")}.`}</span>}
             </p>
           ) : (

@@ -9,7 +9,7 @@ import { ApiError } from "../lib/errors";
 import { createDomain } from "../services/domains/create-domain";
 import { getDomainDetail } from "../services/domains/domain-detail";
 import { verifyDomain } from "../services/domains/verify-domain";
-import { Copyable, fieldMessages } from "./domain-format";
+import { Copyable, plainMessages } from "./domain-format";
 import { frameOf } from "./frame";
 import { checkCsrf, readForm, signedInOrRedirect } from "./guard";
 import { type Frame, CsrfField, Layout, Notice } from "./layout";
@@ -19,7 +19,7 @@ const NewDomainPage: FC<{ frame: Frame; name?: string; errors?: string[] }> = ({
   <Layout title="Add a domain" frame={frame} active="/domains">
     <h1>Add a domain</h1>
     {errors && errors.length > 0 && (
-      <Notice kind="bad">
+      <Notice kind="bad" id="domain-name-error">
         <ul class="plain">
           {errors.map((e) => (
             <li>{e}</li>
@@ -31,13 +31,33 @@ const NewDomainPage: FC<{ frame: Frame; name?: string; errors?: string[] }> = ({
       <form method="post" action="/domains">
         <CsrfField csrf={frame.csrf} />
         <label for="domain-name">Domain name</label>
-        <input id="domain-name" name="name" type="text" required maxlength={300} value={name ?? ""} placeholder="example.com" autocomplete="off" />
+        <input
+          id="domain-name"
+          name="name"
+          type="text"
+          required
+          maxlength={300}
+          value={name ?? ""}
+          placeholder="example.com"
+          autocomplete="off"
+          aria-invalid={errors && errors.length > 0 ? "true" : undefined}
+          aria-describedby={errors && errors.length > 0 ? "domain-name-error" : undefined}
+        />
         <p class="small muted">Lower case, no trailing dot; international names are stored as punycode.</p>
         <button type="submit">Add domain</button>
       </form>
     </section>
   </Layout>
 );
+
+/** A refused name in words: what a domain name looks like, not the parser's rule. */
+function nameMessages(e: ApiError, typed: string): string[] {
+  if (!e.errors?.name) return plainMessages(e, { name: "Domain name" });
+  const shown = typed.trim().slice(0, 80);
+  return [
+    `${shown ? `"${shown}" is not a domain name we can monitor. ` : ""}Enter a name like example.com: letters, digits and hyphens, with a dot between the parts, no spaces.`,
+  ];
+}
 
 type Outcome = { kind: "not_found" | "mismatch"; reason: string } | { kind: "dns_failed" };
 
@@ -121,7 +141,7 @@ export function domainNewPages() {
     } catch (e) {
       // A bad name or a duplicate re-shows the form with what to fix; a refusal (403) stays an error page.
       if (e instanceof ApiError && (e.status === 422 || e.status === 409)) {
-        const errors = e.status === 422 && e.errors ? fieldMessages(e) : [e.message];
+        const errors = e.status === 422 ? nameMessages(e, name) : [e.message];
         return c.html(<NewDomainPage frame={await frameOf(c)} name={name} errors={errors} />, e.status);
       }
       throw e;

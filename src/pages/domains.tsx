@@ -10,7 +10,7 @@ import type { DomainView } from "../services/domains/views";
 import { domainNewPages } from "./domains-new";
 import { domainDetailPages } from "./domain-page";
 import { domainSelectorPages } from "./domain-selector";
-import { GradeBadge, Pager, pageQuery, when } from "./domain-format";
+import { GradeBadge, Pager, pageQuery, plural, when } from "./domain-format";
 import { frameOf } from "./frame";
 import { signedInOrRedirect } from "./guard";
 import { Layout } from "./layout";
@@ -18,7 +18,7 @@ import { Layout } from "./layout";
 /** The domains table the overview and the domains list share: grade, score, policy, checks, open alerts. */
 export const DomainTable: FC<{ items: DomainView[]; open: Map<number, number> }> = ({ items, open }) => (
   <div class="table-wrap">
-    <table>
+    <table class="stack">
       <thead>
         <tr>
           <th scope="col">Domain</th>
@@ -33,7 +33,7 @@ export const DomainTable: FC<{ items: DomainView[]; open: Map<number, number> }>
       <tbody>
         {items.map((d) => (
           <tr>
-            <td>
+            <td data-label="Domain">
               <a href={`/domains/${d.id}`}>{d.name}</a>{" "}
               {!d.verified && (
                 <a class="badge warn" href={`/domains/${d.id}/verify`}>
@@ -41,14 +41,14 @@ export const DomainTable: FC<{ items: DomainView[]; open: Map<number, number> }>
                 </a>
               )}
             </td>
-            <td>
+            <td data-label="Grade">
               <GradeBadge grade={d.grade} />
             </td>
-            <td>{d.score ?? "—"}</td>
-            <td>{d.dmarc_policy ?? "—"}</td>
-            <td>{when(d.last_checked_at)}</td>
-            <td>{when(d.next_check_at)}</td>
-            <td>{(open.get(d.id) ?? 0) > 0 ? <span class="badge bad">{String(open.get(d.id))}</span> : "0"}</td>
+            <td data-label="Score">{d.score ?? "—"}</td>
+            <td data-label="DMARC policy">{d.dmarc_policy ?? "—"}</td>
+            <td data-label="Last check">{when(d.last_checked_at)}</td>
+            <td data-label="Next check">{when(d.next_check_at)}</td>
+            <td data-label="Open alerts">{(open.get(d.id) ?? 0) > 0 ? <span class="badge bad">{String(open.get(d.id))}</span> : "0"}</td>
           </tr>
         ))}
       </tbody>
@@ -79,7 +79,7 @@ export function domainPages() {
           )}
         </div>
         <section class="panel" aria-labelledby="domains-h">
-          <h2 id="domains-h">{`${list.total} domain${list.total === 1 ? "" : "s"}`}</h2>
+          <h2 id="domains-h">{plural(list.total, "domain")}</h2>
           {list.total === 0 ? (
             <p>No domains yet. {canWrite ? <a href="/domains/new">Add your first domain</a> : "An admin of this team can add one."}</p>
           ) : (

@@ -34,6 +34,7 @@ export const Layout: FC<{ title: string; frame: Frame; active?: string; children
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · Email auth monitor`}</title>
+        <link rel="icon" href={ASSET_URLS.icon} type="image/svg+xml" />
         <link rel="stylesheet" href={ASSET_URLS.css} />
         <script src={ASSET_URLS.js} defer />
       </head>
@@ -89,6 +90,8 @@ export const Layout: FC<{ title: string; frame: Frame; active?: string; children
           )}
         </header>
         <main id="main">{children}</main>
+        {/* Announces what the client script does without moving focus ("Copied"). */}
+        <div id="live-status" class="visually-hidden" role="status" aria-live="polite" />
         <footer>
           <a href="/api/v1/docs">API reference</a> · <a href="/api/v1/openapi.json">OpenAPI document</a>
         </footer>
@@ -111,8 +114,8 @@ export const MessagePage: FC<{ title: string; message: string; frame: Frame; bac
 );
 
 /** Fixed notices selected by a query flag after a redirect (no reflected text). */
-export const Notice: FC<{ kind: "ok" | "bad" | "info"; children?: Child }> = ({ kind, children }) => (
-  <div class={`notice ${kind}`} role={kind === "bad" ? "alert" : "status"}>
+export const Notice: FC<{ kind: "ok" | "bad" | "info"; id?: string; children?: Child }> = ({ kind, id, children }) => (
+  <div class={`notice ${kind}`} role={kind === "bad" ? "alert" : "status"} id={id}>
     {children}
   </div>
 );

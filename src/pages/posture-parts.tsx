@@ -2,9 +2,10 @@
 // One domain's posture, part by part (SPF, DMARC, DKIM, BIMI, MTA-STS, TLS-RPT, MX, blocklists, and
 // any part the checks add later): status, the record as published, its findings and the exact fixes to
 // paste. Shared by the domain page (the stored posture) and intel (a live analysis). A part whose lookup
-// failed says "lookup failed", never "missing" (docs/decisions.md D7). No I/O.
+// failed says "lookup failed", never "missing" (docs/decisions.md D7). The domain page folds the parts with
+// nothing to do (docs/decisions.md D168). No I/O.
 import type { Child, FC } from "hono/jsx";
-import { Copyable, SeverityBadge, StatusBadge } from "./domain-format";
+import { Copyable, plural, SeverityBadge, StatusBadge } from "./domain-format";
 
 export interface PartFinding {
   category: string;
@@ -112,14 +113,47 @@ const Findings: FC<{ findings: PartFinding[] }> = ({ findings }) =>
     </ul>
   );
 
-const RecordPart: FC<{ id: string; view: Record<string, unknown>; findings: PartFinding[]; stale: boolean }> = ({ id, view, findings, stale }) => {
+/** Nothing to do: no finding above Info, none with a fix, and the lookup answered. */
+const quiet = (findings: PartFinding[], stale: boolean) => !stale && findings.every((f) => f.severity === "Info" && !f.fix);
+
+/** A part: a section with its heading, or, when `fold` is set, a closed <details> whose summary is the heading's text. */
+const PartBox: FC<{ id: string; fold: boolean; heading: Child; children?: Child }> = ({ id, fold, heading, children }) =>
+  fold ? (
+    <details class="part folded" id={`part-${id}-section`}>
+      <summary>
+        <span class="part-name" id={`part-${id}`}>
+          {heading}
+        </span>{" "}
+        <span class="small muted">nothing to do</span>
+      </summary>
+      {children}
+    </details>
+  ) : (
+    <section class="part" aria-labelledby={`part-${id}`} id={`part-${id}-section`}>
+      <h3 id={`part-${id}`}>{heading}</h3>
+      {children}
+    </section>
+  );
+
+const RecordPart: FC<{ id: string; view: Record<string, unknown>; findings: PartFinding[]; stale: boolean; fold: boolean }> = ({
+  id,
+  view,
+  findings,
+  stale,
+  fold,
+}) => {
   const extra = Object.entries(view).filter(([k]) => !SHOWN_APART.has(k));
   const status = typeof view.status === "string" ? view.status : null;
   return (
-    <section class="part" aria-labelledby={`part-${id}`} id={`part-${id}-section`}>
-      <h3 id={`part-${id}`}>
-        {partLabel(id)} <StatusBadge status={status} /> {stale && <span class="badge warn">last lookup failed: showing the previous value</span>}
-      </h3>
+    <PartBox
+      id={id}
+      fold={fold && quiet(findings, stale)}
+      heading={
+        <>
+          {partLabel(id)} <StatusBadge status={status} /> {stale && <span class="badge warn">last lookup failed: showing the previous value</span>}
+        </>
+      }
+    >
       {typeof view.host === "string" && (
         <p class="small">
           <span class="muted">Host </span>
@@ -140,26 +174,31 @@ const RecordPart: FC<{ id: string; view: Record<string, unknown>; findings: Part
         </dl>
       )}
       <Findings findings={findings} />
-    </section>
+    </PartBox>
   );
 };
 
-const BlocklistPart: FC<{ b: BlocklistView | null; findings: PartFinding[]; stale: boolean }> = ({ b, findings, stale }) => (
-  <section class="part" aria-labelledby="part-blacklist">
-    <h3 id="part-blacklist">
-      Blocklists{" "}
-      {b === null ? (
-        <span class="badge">not checked</span>
-      ) : b.listed.length > 0 ? (
-        <span class="badge bad">{`listed on ${b.listed.length}`}</span>
-      ) : b.unknown.length > 0 ? (
-        <span class="badge warn">{`${b.unknown.length} of ${b.checked} lookups failed`}</span>
-      ) : (
-        <span class="badge ok">not listed</span>
-      )}{" "}
-      {stale && <span class="badge warn">last lookup failed: showing the previous value</span>}
-    </h3>
-    {b && <p class="small muted">{`${b.checked} queries; a failed lookup is "unknown", never "not listed".`}</p>}
+const BlocklistPart: FC<{ b: BlocklistView | null; findings: PartFinding[]; stale: boolean; fold: boolean }> = ({ b, findings, stale, fold }) => (
+  <PartBox
+    id="blacklist"
+    fold={fold && b !== null && b.listed.length === 0 && b.unknown.length === 0 && quiet(findings, stale)}
+    heading={
+      <>
+        Blocklists{" "}
+        {b === null ? (
+          <span class="badge">not checked</span>
+        ) : b.listed.length > 0 ? (
+          <span class="badge bad">{`listed on ${b.listed.length}`}</span>
+        ) : b.unknown.length > 0 ? (
+          <span class="badge warn">{`${b.unknown.length} of ${plural(b.checked, "lookup")} failed`}</span>
+        ) : (
+          <span class="badge ok">not listed</span>
+        )}{" "}
+        {stale && <span class="badge warn">last lookup failed: showing the previous value</span>}
+      </>
+    }
+  >
+    {b && <p class="small muted">{`${plural(b.checked, "query", "queries")}; a failed lookup is "unknown", never "not listed".`}</p>}
     {b && b.listed.length > 0 && (
       <div class="table-wrap">
         <table>
@@ -187,7 +226,7 @@ const BlocklistPart: FC<{ b: BlocklistView | null; findings: PartFinding[]; stal
       </div>
     )}
     <Findings findings={findings} />
-  </section>
+  </PartBox>
 );
 
 /** The records to publish, each field copyable on its own. */
@@ -220,7 +259,7 @@ export const PasteFixes: FC<{ fixes: PasteFix[] }> = ({ fixes }) =>
   );
 
 /** Every part of a posture in a fixed order (unknown parts after the known ones); `extra` adds a part rendered elsewhere (the DKIM inventory). */
-export const PostureParts: FC<{ posture: PostureView; extra?: Record<string, Child> }> = ({ posture, extra }) => {
+export const PostureParts: FC<{ posture: PostureView; extra?: Record<string, Child>; foldQuiet?: boolean }> = ({ posture, extra, foldQuiet = false }) => {
   const stale = new Set(posture.stale_parts ?? []);
   const ids = [...new Set([...Object.keys(posture.records), ...Object.keys(extra ?? {}), "blacklist"])].sort(
     (a, b) => (ORDER.indexOf(a) + 1 || 99) - (ORDER.indexOf(b) + 1 || 99) || a.localeCompare(b),
@@ -229,10 +268,12 @@ export const PostureParts: FC<{ posture: PostureView; extra?: Record<string, Chi
   return (
     <div class="parts">
       {ids.map((id) => {
-        if (id === "blacklist") return <BlocklistPart b={posture.blacklists} findings={of(id)} stale={stale.has(id)} />;
+        if (id === "blacklist") return <BlocklistPart b={posture.blacklists} findings={of(id)} stale={stale.has(id)} fold={foldQuiet} />;
         if (extra && id in extra) return <>{extra[id]}</>;
         const view = posture.records[id];
-        return view && typeof view === "object" ? <RecordPart id={id} view={view as Record<string, unknown>} findings={of(id)} stale={stale.has(id)} /> : null;
+        return view && typeof view === "object" ? (
+          <RecordPart id={id} view={view as Record<string, unknown>} findings={of(id)} stale={stale.has(id)} fold={foldQuiet} />
+        ) : null;
       })}
     </div>
   );

@@ -46,12 +46,31 @@ export function signInPages() {
     const svc = c.get("services");
     await requestSignInLink(svc, { email: form.get("email") ?? "", client: clientOf(c), origin: siteOrigin(c), next: form.get("next") });
     const frame = await frameOf(c);
+    const email = (form.get("email") ?? "").trim().slice(0, 254);
+    const next = safeNext(form.get("next"));
     // The same answer for every address: whether it has an account is never revealed.
     return c.html(
       <Layout title="Check your email" frame={frame}>
         <div class="panel narrow">
           <h1>Check your email</h1>
-          <p>We sent a sign-in link to that address. It works once and expires in 15 minutes.</p>
+          <p>
+            We sent a sign-in link to <strong class="break">{email}</strong>. It works once and expires in 15 minutes.
+          </p>
+          {/* Resending goes through the same throttled request as the first link. */}
+          <form method="post" action="/sign-in">
+            <CsrfField csrf={frame.csrf} />
+            <input type="hidden" name="email" value={email} />
+            {next && <input type="hidden" name="next" value={next} />}
+            <p class="small">
+              Nothing after a few minutes? Check your spam folder, or{" "}
+              <button type="submit" class="secondary small-button">
+                send the link again
+              </button>
+            </p>
+          </form>
+          <p class="small">
+            <a href="/sign-in">Use a different address</a>
+          </p>
           {svc.config.devOutbox && (
             <Notice kind="info">
               Local development: the message is in the <a href="/dev/outbox">dev outbox</a>.

@@ -68,7 +68,7 @@ export function teamPages() {
         <section class="panel" aria-labelledby="members">
           <h2 id="members">Members</h2>
           <div class="table-wrap">
-            <table>
+            <table class="stack">
               <thead>
                 <tr>
                   <th scope="col">Email</th>

@@ -72,7 +72,7 @@ const TokensPage: FC<{ frame: Frame; rows: Awaited<ReturnType<typeof listTeamTok
       <section class="panel" aria-labelledby="token-list">
         <h2 id="token-list">Tokens</h2>
         <div class="table-wrap">
-          <table>
+          <table class="stack">
             <thead>
               <tr>
                 <th scope="col">Name</th>

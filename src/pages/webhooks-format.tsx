@@ -25,6 +25,63 @@ export function createInput(form: URLSearchParams): CreateEndpointInput {
   return { url, description: description || null, events, domain_ids: domainIds.length > 0 ? domainIds : null };
 }
 
+/** Each event type in words, grouped by what it is about, for the create form (the machine name is shown small beside it). */
+export const EVENT_GROUPS: Array<{ title: string; events: Array<[string, string]> }> = [
+  {
+    title: "Alerts",
+    events: [
+      ["alert.created", "An alert is raised"],
+      ["alert.resolved", "An alert is resolved"],
+    ],
+  },
+  {
+    title: "Domain posture",
+    events: [
+      ["dns.record.changed", "An SPF, DMARC, MX, BIMI, MTA-STS, TLS-RPT or DANE record changes"],
+      ["posture.changed", "A check finds any change (all of them in one event)"],
+      ["check.completed", "Every finished check, with its score"],
+    ],
+  },
+  {
+    title: "DKIM",
+    events: [
+      ["dkim.key.revoked", "A DKIM key is revoked"],
+      ["dkim.selector.removed", "A DKIM selector disappears"],
+      ["dkim.selector.added", "A new DKIM selector appears"],
+      ["dkim.key.rotated", "A DKIM key is replaced"],
+      ["dkim.record.changed", "A DKIM record changes, same key"],
+      ["dkim.key.stale", "A DKIM key is due for rotation"],
+    ],
+  },
+  {
+    title: "Blocklists",
+    events: [
+      ["blacklist.listed", "Listed on a blocklist"],
+      ["blacklist.delisted", "Removed from a blocklist"],
+    ],
+  },
+  {
+    title: "Reports (DMARC and TLS)",
+    events: [
+      ["dmarc.report.received", "A DMARC aggregate report arrives"],
+      ["tlsrpt.report.received", "An SMTP TLS report arrives"],
+    ],
+  },
+  {
+    title: "Domains",
+    events: [
+      ["domain.unverified", "Ownership proof is gone; monitoring stops"],
+      ["domain.verified", "Ownership is verified"],
+      ["domain.created", "A domain is added"],
+      ["domain.deleted", "A domain is removed"],
+      ["webhook.test", "The test button on the endpoint page"],
+    ],
+  },
+];
+
+/** Ticked on a new form: what needs a person's attention (an alert, a listing, a revoked key, lost ownership). */
+export const DEFAULT_EVENTS = ["alert.created", "alert.resolved", "blacklist.listed", "dkim.key.revoked", "domain.unverified"];
+
 export const SecretOnce: FC<{ secret: string; heading: string }> = ({ secret, heading }) => (
   <section class="panel" aria-labelledby="secret-once">
     <h2 id="secret-once">{heading}</h2>

@@ -16,13 +16,16 @@ import { eventCatalogue } from "../services/webhooks/catalogue";
 import { type CreateEndpointInput, createEndpoint } from "../services/webhooks/create-endpoint";
 import { listEndpoints } from "../services/webhooks/endpoints";
 import type { EndpointView } from "../services/webhooks/views";
-import { fieldMessages, Pager, pageQuery, when } from "./domain-format";
+import { Pager, pageQuery, plainMessages, when } from "./domain-format";
 import { frameOf } from "./frame";
 import { checkCsrf, readForm, signedInOrRedirect } from "./guard";
 import { CsrfField, type Frame, Layout, Notice } from "./layout";
-import { createInput, SecretOnce } from "./webhooks-format";
+import { createInput, DEFAULT_EVENTS, EVENT_GROUPS, SecretOnce } from "./webhooks-format";
 
 const PER_PAGE = 25;
+/** How the form names its fields in a refusal, and a missing event choice said as what to do. */
+const FIELD_LABELS = { url: "Receiver URL", description: "Description", events: "Events", domain_ids: "Domains" };
+const PLAIN = { "subscribe to at least one event type, or *": "Choose at least one event to send, or every event." };
 
 interface ListData {
   rows: EndpointView[];
@@ -35,7 +38,16 @@ const EndpointState: FC<{ e: EndpointView }> = ({ e }) =>
   e.enabled ? <span class="badge ok">enabled</span> : <span class="badge bad">{`disabled${e.disabled_reason ? ` (${e.disabled_reason})` : ""}`}</span>;
 
 const CreateForm: FC<{ frame: Frame; domains: ListData["domains"]; kept?: CreateEndpointInput; errors?: string[] }> = ({ frame, domains, kept, errors }) => {
-  const chosen = new Set(kept?.events ?? []);
+  // A new form starts with the alert-worthy events ticked; a refused one keeps exactly what was sent.
+  const chosen = new Set(kept?.events ?? DEFAULT_EVENTS);
+  const catalogue = eventCatalogue();
+  const descriptions = new Map(catalogue.map((t) => [t.type as string, t.description]));
+  const grouped = new Set(EVENT_GROUPS.flatMap((g) => g.events.map(([type]) => type)));
+  const others = catalogue.filter((t) => !grouped.has(t.type)).map((t): [string, string] => [t.type, t.description]);
+  const groups = [
+    ...EVENT_GROUPS.map((g) => ({ ...g, events: g.events.filter(([type]) => descriptions.has(type)) })),
+    ...(others.length > 0 ? [{ title: "Other", events: others }] : []),
+  ];
   const chosenDomains = new Set(kept?.domain_ids ?? []);
   return (
     <section class="panel" aria-labelledby="create-webhook">
@@ -61,20 +73,30 @@ const CreateForm: FC<{ frame: Frame; domains: ListData["domains"]; kept?: Create
             <input id="webhook-description" name="description" type="text" maxlength={500} value={kept?.description ?? ""} />
           </div>
         </div>
-        <fieldset class="checks">
-          <legend>Events</legend>
+        <fieldset>
+          <legend>Events to send</legend>
+          <p class="small muted">Ticked: the events that need someone's attention. Each is sent as a signed POST.</p>
           <label>
             <input type="checkbox" name="events" value="*" checked={chosen.has("*")} />
             <span>
-              <code>*</code> every event, including types added later
+              Every event, including types added later <code>*</code>
             </span>
           </label>
-          {eventCatalogue().map((t) => (
-            <label title={t.description}>
-              <input type="checkbox" name="events" value={t.type} checked={chosen.has(t.type)} />
-              <code>{t.type}</code>
-            </label>
-          ))}
+          <div class="event-groups">
+            {groups.map((g) => (
+              <fieldset>
+                <legend>{g.title}</legend>
+                {g.events.map(([type, words]) => (
+                  <label title={descriptions.get(type)}>
+                    <input type="checkbox" name="events" value={type} checked={chosen.has(type)} />
+                    <span>
+                      {words} <code>{type}</code>
+                    </span>
+                  </label>
+                ))}
+              </fieldset>
+            ))}
+          </div>
         </fieldset>
         {domains.length > 0 && (
           <fieldset class="checks">
@@ -197,7 +219,7 @@ export function webhookPages() {
     } catch (e) {
       // A refused form (bad URL, private target, no event) comes back with its messages; other refusals are error pages.
       if (!(e instanceof ApiError) || e.status !== 422) throw e;
-      const messages = fieldMessages(e);
+      const messages = plainMessages(e, FIELD_LABELS, PLAIN);
       const kept = input ?? { url: form.get("url") ?? "", description: form.get("description"), events: form.getAll("events"), domain_ids: null };
       return c.html(
         <WebhooksPage

@@ -36,9 +36,13 @@ describe("sign-in by email link", () => {
 
   it("answers the same for any address and stores only the hash of the link", async () => {
     const b = new Browser();
-    const a = await (await b.post("/sign-in", { email: email() }, "/sign-in")).text();
-    const b2 = await (await b.post("/sign-in", { email: email() }, "/sign-in")).text();
-    expect(a.replace(/value="[0-9A-Za-z]{32}"/g, "")).toBe(b2.replace(/value="[0-9A-Za-z]{32}"/g, ""));
+    const [ea, eb] = [email(), email()];
+    const a = await (await b.post("/sign-in", { email: ea }, "/sign-in")).text();
+    const b2 = await (await b.post("/sign-in", { email: eb }, "/sign-in")).text();
+    // The page repeats the address typed (to resend it); apart from it, the answer is the same.
+    const same = (html: string, typed: string) => html.replaceAll(typed, "ADDRESS").replace(/value="[0-9A-Za-z]{32}"/g, "");
+    expect(a).toContain(ea);
+    expect(same(a, ea)).toBe(same(b2, eb));
     const address = email();
     await b.post("/sign-in", { email: address }, "/sign-in");
     const token = await latestLinkToken(address);

@@ -84,7 +84,7 @@ describe("domains list and adding a domain", () => {
     expect(bad.status).toBe(422);
     const html = await bad.text();
     expect(html).toContain('value="not a domain"');
-    expect(html).toContain("name:");
+    expect(html).toContain("is not a domain name we can monitor");
     const { name } = await addViaPage(b);
     const dup = await b.post("/domains", { name }, "/domains/new");
     expect(dup.status).toBe(409);
@@ -176,7 +176,7 @@ describe("the domain page", () => {
     expect(done).toContain("Fixes to publish");
     expect(done).toContain(`data-copy="_dmarc.${name}"`);
     expect(done).toMatch(/<svg[^>]*role="img"[^>]*aria-label="Score of /);
-    expect(done).toContain("1 checks; latest score");
+    expect(done).toContain("1 check; latest score");
     expect(done).toMatch(/data-copy="[0-9a-z]{20}@reports\.test"/);
     expect(done).not.toMatch(/style="/);
     expect(done).not.toMatch(/<script>/);
@@ -212,10 +212,9 @@ describe("the domain page", () => {
     const out = await runCheck(clockedServices(new Date(t1.getTime() + 60_000)), { domain_id: id, check_id: `chk_page_${id}`, trigger: "manual" });
     expect(out).toMatchObject({ recorded: true, status: "completed" });
     const html = await (await b.fetch(`/domains/${id}`)).text();
-    expect(html).toContain("dmarc p");
-    expect(html).toMatch(/<span class="badge[^"]*">(Critical|High|Medium|Low|Info)<\/span> <strong>dmarc p<\/strong>/);
-    expect(html).toContain("<code>none</code>");
-    expect(html).toContain("<code>reject</code>");
+    expect(html).toMatch(/<span class="badge[^"]*">(Critical|High|Medium|Low|Info)<\/span> <strong>DMARC policy changed from none to reject<\/strong>/);
+    expect(html).toContain('<code class="break">v=DMARC1; p=none</code>');
+    expect(html).toContain('<code class="break">v=DMARC1; p=reject</code>');
     expect(html).toContain("2 checks; latest score");
   });
 

@@ -82,17 +82,17 @@ describe("webhook pages", () => {
     const { b } = await signedIn();
     const none = await create(b, []);
     expect(none.res.status).toBe(422);
-    expect(none.html).toContain("subscribe to at least one event type");
+    expect(none.html).toContain("Choose at least one event to send");
     expect(none.html).toContain('value="https://hooks.example.com/in"');
     const local = await create(b, [["events", "*"]], "https://127.0.0.1/in");
     expect(local.res.status).toBe(422);
-    expect(local.html).toContain("url:");
+    expect(local.html).toContain("Receiver URL:");
     const foreign = await create(b, [
       ["events", "*"],
       ["domain_ids", "999999"],
     ]);
     expect(foreign.res.status).toBe(422);
-    expect(foreign.html).toContain("unknown domain ids");
+    expect(foreign.html).toContain("Domains: Unknown domain ids");
     const bad = await create(b, [
       ["events", "*"],
       ["domain_ids", "abc"],

@@ -12,20 +12,31 @@ function fingerprint(text: string): string {
   return (h >>> 0).toString(36);
 }
 
-export const ASSET_URLS = { css: `/assets/app.${fingerprint(APP_CSS)}.css`, js: `/assets/app.${fingerprint(APP_JS)}.js` };
+/** The site's icon (an envelope on the brand colour): linked by every page and served at /favicon.ico too. */
+export const ICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1d4ed8"/><path d="M7 10h18v13H7z" fill="none" stroke="#fff" stroke-width="2"/><path d="M7 10l9 7 9-7" fill="none" stroke="#fff" stroke-width="2"/></svg>';
+
+export const ASSET_URLS = {
+  icon: `/assets/icon.${fingerprint(ICON_SVG)}.svg`,
+  css: `/assets/app.${fingerprint(APP_CSS)}.css`,
+  js: `/assets/app.${fingerprint(APP_JS)}.js`,
+};
 
 export function assetRoutes() {
   const r = new Hono<AppEnv>();
-  const serve = (body: string, type: string, immutable: boolean) =>
+  const serve = (body: string, type: string, immutable: boolean, maxAge = 300) =>
     new Response(body, {
       headers: {
         "content-type": type,
-        "cache-control": immutable ? "public, max-age=31536000, immutable" : "public, max-age=300",
+        "cache-control": immutable ? "public, max-age=31536000, immutable" : `public, max-age=${maxAge}`,
         "x-content-type-options": "nosniff",
       },
     });
   r.get(ASSET_URLS.css, () => serve(APP_CSS, "text/css; charset=utf-8", true));
   r.get(ASSET_URLS.js, () => serve(APP_JS, "text/javascript; charset=utf-8", true));
+  r.get(ASSET_URLS.icon, () => serve(ICON_SVG, "image/svg+xml", true));
+  // Browsers ask for /favicon.ico on a first visit whatever the page links: the same icon, cached for a day.
+  r.get("/favicon.ico", () => serve(ICON_SVG, "image/svg+xml", false, 86_400));
   // Stable names for anything that links to them without the fingerprint.
   r.get("/assets/app.css", () => serve(APP_CSS, "text/css; charset=utf-8", false));
   r.get("/assets/app.js", () => serve(APP_JS, "text/javascript; charset=utf-8", false));

@@ -1,6 +1,7 @@
 // Turns a check's changes into diff rows' values, event drafts and alert drafts. No I/O.
 import type { FieldValue, PostureChange, PostureSnapshot } from "../../core/posture/diff";
-import { partOf, RECORD_PARTS } from "../../core/posture/registry";
+import { changeSentence } from "../../core/posture/change-words";
+import { RECORD_PARTS } from "../../core/posture/registry";
 import type { PostureCategory } from "../../core/posture/types";
 import type { Severity } from "../../core/types";
 import type { AlertDraft } from "../alerts/types";
@@ -101,7 +102,7 @@ export function changeAlerts(changes: PostureChange[], ctx: Pick<ChangeContext, 
       kind: "drift",
       subject: `${c.category}.${c.field}`,
       severity: c.severity,
-      title: `${partOf(c.category).label} ${c.field} changed on ${ctx.domain.name}`,
+      title: `${changeSentence(c.category, c.field, fieldText(c.before), fieldText(c.after))} on ${ctx.domain.name}`,
       body: `Before: ${fieldText(c.before) ?? "(none)"}\nAfter: ${fieldText(c.after) ?? "(none)"}`,
     });
   }
