@@ -11,6 +11,7 @@ import { purgeRetiredKeys } from "../services/dkim-inventory/retention";
 import { purgeDmarcData } from "../services/dmarc/retention";
 import { checkSilentReporters } from "../services/dmarc/silent-reporters";
 import { moveLegacyReports } from "../services/report-moves/move";
+import { sweepUnsummarised } from "../services/report-summaries/sweep";
 import { moveLegacyDeliveries } from "../services/report-moves/webhooks";
 import { resealSecrets } from "../services/webhooks/secrets";
 import { sweepOutbox } from "../services/webhooks/sweeps";
@@ -32,6 +33,7 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
     { name: "ownership-recheck", run: (svc) => recheckOwnership(svc) },
     { name: "report-moves", run: (svc) => moveLegacyReports(svc) },
     { name: "webhook-log-moves", run: (svc) => moveLegacyDeliveries(svc) },
+    { name: "report-summaries", run: (svc) => sweepUnsummarised(svc) },
   ],
   [DAILY]: [
     { name: "dkim-audit", run: (svc) => runDkimAudit(svc) },

@@ -69,7 +69,11 @@ describe("DomainStore object", () => {
     expect(b.days[0]).toMatchObject({ reports: 2, messages: 20, pass: 10, fail: 10, top: [{ ip: "192.0.2.9", fail: 10 }] });
     expect(b.seenIps).toEqual(["192.0.2.9"]);
 
-    // Same identity again before the worker confirmed its D1 step: the same absolute totals, nothing added.
+    // Same identity while the first copy still runs its D1 step (it holds the summarising lease, D159): told so.
+    expect((await stub.ingestDmarc(report({ reportId: "a", rows: [row("2026-06-14", "192.0.2.1", 10, 1)] }))).status).toBe("summarising");
+    // The first copy's D1 step failed and freed its lease. Same identity again before the worker confirmed
+    // its D1 step: the same absolute totals, nothing added.
+    await stub.releaseSummary("dmarc", a.ref);
     const again = await stub.ingestDmarc(report({ reportId: "a", rows: [row("2026-06-14", "192.0.2.1", 10, 1)], probeIps: ["192.0.2.9"] }));
     expect(again).toMatchObject({ status: "replay", ref: a.ref, days: b.days });
     // seenIps of a replay leaves the report's own rows out, so the new-sender rule answers as the first time.

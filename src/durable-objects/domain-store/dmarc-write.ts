@@ -3,7 +3,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { chunks, col, dayOf, num, type StoreDb } from "./db";
 import { reports } from "./schema";
-import type { DayTotals, DmarcIngestInput, DmarcIngestResult } from "./types";
+import type { DayTotals, DmarcIngestInput, DmarcIngestResult, DmarcReplay } from "./types";
 
 /** Failing sources listed per day in the summary. */
 export const TOP_FAILING = 5;
@@ -51,6 +51,41 @@ function touchedDays(db: StoreDb, ref: number, dateBegin: number): string[] {
   days.add(dayOf(dateBegin));
   return [...days].sort();
 }
+
+/**
+ * The stored, unsummarised report (org, report id) with what its D1 step needs, as a re-sent copy would
+ * get it (a new sequence number, the absolute totals of its days), or its status when there is nothing
+ * to replay: "duplicate" once summarised, null when the object never stored it.
+ */
+export function replayOf(db: StoreDb, kv: SyncKvStorage, orgName: string, reportId: string): DmarcReplay | "duplicate" | null {
+  const r = db
+    .select()
+    .from(reports)
+    .where(and(eq(reports.orgName, orgName), eq(reports.reportId, reportId)))
+    .get();
+  if (!r) return null;
+  if (r.summarisedAt !== null) return "duplicate";
+  const rows = db.get<{ t: string }>(sql`
+    SELECT json_group_array(json_array(day, source_ip, header_from, disposition, dkim_aligned, spf_aligned, dkim_domain, dkim_selector,
+      dkim_result, spf_domain, spf_result, messages)) AS t FROM (SELECT * FROM rows WHERE report_ref = ${r.id} ORDER BY id)`);
+  return {
+    result: { status: "replay", ref: r.id, receivedAt: r.receivedAt, seq: nextSeq(kv), days: dayTotals(db, touchedDays(db, r.id, r.dateBegin)), seenIps: [] },
+    report: {
+      orgName: r.orgName,
+      reportId: r.reportId,
+      email: r.email,
+      version: r.version,
+      dateBegin: r.dateBegin,
+      dateEnd: r.dateEnd,
+      records: r.records,
+      policy: r.policy,
+    },
+    rowsJson: rows?.t ?? "[]",
+  };
+}
+
+/** Which of `ips` rows of other reports (or rolled-up rows) already show: "seen before" (D103). */
+export const seenBefore = (db: StoreDb, ref: number, ips: string[]): string[] => seenIps(db, ips, ref);
 
 export function ingestDmarc(db: StoreDb, kv: SyncKvStorage, input: DmarcIngestInput): DmarcIngestResult {
   const existing = db

@@ -12,18 +12,32 @@ import { num, type StoreDb } from "./db";
 import * as history from "./checks";
 import * as reads from "./dmarc-read";
 import * as samples from "./failures";
-import { ingestDmarc, markSummarised } from "./dmarc-write";
+import { ingestDmarc, markSummarised, replayOf, seenBefore } from "./dmarc-write";
 import { maintain, type MaintenanceResult, nextAlarmAt } from "./maintenance";
 import migrations from "./migrations";
 import * as schema from "./schema";
 import * as tls from "./tls";
-import type { DmarcIngestInput, DmarcIngestResult, DmarcWindowQuery, Intake } from "./types";
+import type { DmarcIngestInput, DmarcIngestResult, DmarcReplay, DmarcWindowQuery, Intake } from "./types";
 
 /** Kept when no write ever told the object its plan: the longest plan retention (docs/limits.md). */
 const DEFAULT_RETENTION_DAYS = Math.max(...Object.values(REPORT_LIMITS).map((l) => l.retention_days));
 
+/**
+ * How long a copy holds a report's summarising lease (docs/decisions.md D159): its D1 step (a few D1
+ * reads, DNS lookups of at most 2.5 s each, one batch) ends well within it. An older lease is taken over,
+ * so a step whose Worker died is completed by the next copy or by the sweep (D160, after a minute).
+ */
+export const SUMMARY_LEASE_MS = 30_000;
+
+type ReportKind = "dmarc" | "tls";
+
 export class DomainStore extends DurableObject {
   private readonly db: StoreDb;
+  /**
+   * Summarising leases by report (D159). In memory on purpose: the object is the one instance of its
+   * domain, so two copies never both hold one; a restart (the whole process killed) frees them at once.
+   */
+  private readonly leases = new Map<string, number>();
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as never);
@@ -38,12 +52,36 @@ export class DomainStore extends DurableObject {
   async ingestDmarc(input: DmarcIngestInput): Promise<DmarcIngestResult> {
     const out = this.ctx.storage.transactionSync(() => ingestDmarc(this.db, this.ctx.storage.kv, input));
     await this.ensureAlarm(input.receivedAt);
+    // Only the copy holding the lease runs the D1 step; a copy arriving while it runs is told so (the
+    // totals are still answered: the legacy mover, which must finish its batch, replays with them).
+    if (out.status !== "duplicate" && !input.summarised && !this.takeLease("dmarc", out.ref)) return { ...out, status: "summarising" };
     return out;
   }
 
   /** The worker's D1 batch for the report committed: a later copy is a plain duplicate. */
   markSummarised(ref: number, nowMs: number = Date.now()): void {
     markSummarised(this.db, ref, nowMs);
+    this.leases.delete(`dmarc:${ref}`);
+  }
+
+  /** The lease holder's D1 step failed: the next copy may run it at once. */
+  releaseSummary(kind: ReportKind, ref: number): void {
+    this.leases.delete(`${kind}:${ref}`);
+  }
+
+  /**
+   * The sweep's replay of a report stored but never summarised (D160), with its lease taken:
+   * "summarising" while a copy holds the lease, "duplicate" once summarised, null if never stored.
+   */
+  replayDmarc(orgName: string, reportId: string): DmarcReplay | "duplicate" | "summarising" | null {
+    const out = this.ctx.storage.transactionSync(() => replayOf(this.db, this.ctx.storage.kv, orgName, reportId));
+    if (out === null || out === "duplicate") return out;
+    return this.takeLease("dmarc", out.result.ref) ? out : "summarising";
+  }
+
+  /** Which of `ips` other reports of the domain already showed (the new-sender rule, D103). */
+  seenIps(ref: number, ips: string[]): string[] {
+    return seenBefore(this.db, ref, ips);
   }
 
   dmarcAnalytics(q: DmarcWindowQuery) {
@@ -85,11 +123,20 @@ export class DomainStore extends DurableObject {
   async ingestTls(input: tls.TlsIngestInput): Promise<tls.TlsIngestResult> {
     const out = this.ctx.storage.transactionSync(() => tls.ingestTls(this.db, this.ctx.storage.kv, input));
     await this.ensureAlarm(input.receivedAt);
+    if (out.status !== "duplicate" && !input.summarised && !this.takeLease("tls", out.ref)) return { ...out, status: "summarising" };
     return out;
   }
 
   markTlsSummarised(ref: number, nowMs: number = Date.now()): void {
     tls.markTlsSummarised(this.db, ref, nowMs);
+    this.leases.delete(`tls:${ref}`);
+  }
+
+  /** As replayDmarc, for a TLS report (D160). */
+  replayTls(orgName: string, reportId: string): tls.TlsReplay | "duplicate" | "summarising" | null {
+    const out = tls.tlsReplayOf(this.db, orgName, reportId);
+    if (out === null || out === "duplicate") return out;
+    return this.takeLease("tls", out.ref) ? out : "summarising";
   }
 
   tlsAnalytics(from: string, to: string, limit: number) {
@@ -186,6 +233,16 @@ export class DomainStore extends DurableObject {
   async destroy(): Promise<void> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
+  }
+
+  /** Takes the report's summarising lease unless another copy holds one younger than SUMMARY_LEASE_MS. */
+  private takeLease(kind: ReportKind, ref: number): boolean {
+    const key = `${kind}:${ref}`;
+    const now = Date.now();
+    const held = this.leases.get(key);
+    if (held !== undefined && now - held < SUMMARY_LEASE_MS) return false;
+    this.leases.set(key, now);
+    return true;
   }
 
   private async ensureAlarm(nowMs: number): Promise<void> {

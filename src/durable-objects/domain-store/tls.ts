@@ -28,7 +28,8 @@ export interface TlsIngestInput {
 }
 
 export interface TlsIngestResult {
-  status: "stored" | "replay" | "duplicate";
+  /** "summarising": another copy holds the report's summarising lease (D159). */
+  status: "stored" | "replay" | "duplicate" | "summarising";
   ref: number;
   seq: number;
 }
@@ -71,6 +72,46 @@ export function ingestTls(db: StoreDb, kv: SyncKvStorage, r: TlsIngestInput): Tl
   }
   kv.put("retention_days", r.retentionDays);
   return { status: "stored", ref, seq: nextSeq(kv) };
+}
+
+/** A stored, unsummarised TLS report as its D1 step needs it (the sweep, D160); "duplicate" once summarised, null if absent. */
+export interface TlsReplay {
+  ref: number;
+  report: Omit<TlsIngestInput, "policies" | "retentionDays" | "summarised">;
+  policies: Array<{ policyType: string; failures: Array<{ resultType: string; failedCount: number }> }>;
+}
+
+export function tlsReplayOf(db: StoreDb, orgName: string, reportId: string): TlsReplay | "duplicate" | null {
+  const r = db
+    .select()
+    .from(tlsReports)
+    .where(and(eq(tlsReports.orgName, orgName), eq(tlsReports.reportId, reportId)))
+    .get();
+  if (!r) return null;
+  if (r.summarisedAt !== null) return "duplicate";
+  const policies = db.all<{ id: number; type: string }>(sql`SELECT id, policy_type AS type FROM tls_policies WHERE report_ref = ${r.id} ORDER BY id`);
+  const failures = db.all<{ policy: number; type: string; n: number }>(
+    sql`SELECT policy_ref AS policy, result_type AS type, failed_count AS n FROM tls_failures WHERE report_ref = ${r.id} ORDER BY id`,
+  );
+  return {
+    ref: r.id,
+    report: {
+      orgName: r.orgName,
+      reportId: r.reportId,
+      contact: r.contact,
+      dateBegin: r.dateBegin,
+      dateEnd: r.dateEnd,
+      day: r.day,
+      successful: r.successful,
+      failed: r.failed,
+      via: r.via === "email" ? "email" : "https",
+      receivedAt: r.receivedAt,
+    },
+    policies: policies.map((p) => ({
+      policyType: p.type,
+      failures: failures.filter((f) => f.policy === p.id).map((f) => ({ resultType: f.type, failedCount: num(f.n) })),
+    })),
+  };
 }
 
 export function markTlsSummarised(db: StoreDb, ref: number, nowMs: number): void {

@@ -49,8 +49,11 @@ export interface DayTotals {
 }
 
 export interface DmarcIngestResult {
-  /** "replay": stored by an earlier copy whose D1 step was not confirmed (D122). */
-  status: "stored" | "replay" | "duplicate";
+  /**
+   * "replay": stored by an earlier copy whose D1 step was not confirmed (D122); "summarising": another
+   * copy holds the report's summarising lease and runs that step now (D159), so this one is a duplicate.
+   */
+  status: "stored" | "replay" | "duplicate" | "summarising";
   ref: number;
   receivedAt: number;
   /** Grows with every write of the object: D1 keeps the summary of the highest (D122). */
@@ -76,4 +79,21 @@ export interface DmarcWindowQuery {
   /** The domain's name (lower case), for "own SPF domain" and DKIM d= comparisons. */
   domainName: string;
   maxSources: number;
+}
+
+/** A stored report whose D1 step is replayed by the sweep (D160): what the step needs, from the object. */
+export interface DmarcReplay {
+  result: DmarcIngestResult;
+  report: {
+    orgName: string;
+    reportId: string;
+    email: string | null;
+    version: string | null;
+    dateBegin: number;
+    dateEnd: number;
+    records: number;
+    policy: string | null;
+  };
+  /** The report's rows as a JSON array of DmarcRowTuple (an RPC stub's type would widen the tuples). */
+  rowsJson: string;
 }

@@ -78,6 +78,7 @@ export async function moveBatch(svc: Services, domainId: number, reports: Legacy
       rows: legacyRows.map(rowTuple),
       retentionDays,
     });
+    // "summarising" (a crashed run's lease, D159) is replayed too: this batch deletes the legacy rows next.
     if (stored.status === "duplicate") continue;
     statements.push(...dailyStatements(svc.db, domainId, stored.days, stored.seq), reporterDayStatement(svc.db, domainId, report.orgName, report.receivedAt));
     toMark.push(stored.ref);

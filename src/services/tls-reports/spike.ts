@@ -21,7 +21,7 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 export async function tlsFailureSpike(
   svc: Services,
   target: { id: number; teamId: number; name: string },
-  r: ParsedTlsReport,
+  r: Pick<ParsedTlsReport, "orgName" | "successful" | "failed"> & { policies: Array<{ failures: Array<{ resultType: string; failedCount: number }> }> },
   day: string,
 ): Promise<AlertDraft | null> {
   const sessions = r.successful + r.failed;

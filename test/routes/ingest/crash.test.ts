@@ -5,9 +5,10 @@
 import { env } from "cloudflare:workers";
 import { gzipSync } from "fflate";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { SUMMARY_LEASE_MS } from "../../../src/durable-objects/domain-store/object";
 import { createServices } from "../../../src/services";
 import { ingestReport } from "../../../src/services/dmarc/ingest";
-import { makeTeam } from "../../support/api";
+import { json, makeTeam } from "../../support/api";
 import { day0, enc, makeDomain, post, reportXml, stored } from "../../support/reports";
 import { outboxAndLogEvents } from "../../support/webhooks";
 
@@ -61,6 +62,7 @@ describe("a crash between the object write and the D1 summary", () => {
     const team = await makeTeam();
     const d = await makeDomain(team.id);
     const first = reportXml({ domain: d.name, reportId: "slow", begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.1", count: 5 }] });
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
     const svc = createServices(env);
     let wake: () => void = () => undefined;
     const realBatch = svc.db.batch.bind(svc.db);
@@ -69,7 +71,13 @@ describe("a crash between the object write and the D1 summary", () => {
     );
     const stalled = ingestReport(svc, { body: enc(first), recipient: d.address });
     for (let i = 0; i < 300 && (await stored(d.id)).reports.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    // The re-send completes it, then another reporter's report for the same day lands.
+    // While the stalled copy holds the report's summarising lease (D159), a re-send is a duplicate ...
+    const meanwhile = await post(enc(first));
+    expect(meanwhile.status, "a copy arriving during the D1 step").toBe(200);
+    expect((await json<{ data: { duplicate: boolean } }>(meanwhile)).data.duplicate).toBe(true);
+    // ... and once the lease is older than SUMMARY_LEASE_MS a re-send takes it over and completes the
+    // report; then another reporter's report for the same day lands.
+    vi.setSystemTime(Date.now() + SUMMARY_LEASE_MS + 1000);
     expect((await post(enc(first))).status).toBe(202);
     const second = reportXml({ domain: d.name, org: "Yahoo", reportId: "y", begin: day0(1), end: day0(0) - 1, records: [{ ip: "192.0.2.2", count: 3 }] });
     expect((await post(enc(second))).status).toBe(202);
