@@ -104,7 +104,10 @@ export const LineChart: FC<{ title: string; points: Point[]; yMax?: number; summ
     <figure class="chart">
       <Plot max={max} xs={points.map((p) => p.x)} label={`${title}. ${summary}`}>
         {points.length > 0 && <path d={path} class="line" vector-effect="non-scaling-stroke" />}
-        {points.length <= 40 && points.map((p, i) => <circle cx={x(i).toFixed(1)} cy={yOf(p.y, max).toFixed(1)} r="3" class="dot" />)}
+        {/* Dots as round caps of zero-length strokes: a circle would be stretched with the plot. */}
+        {points.length > 0 && points.length <= 40 && (
+          <path d={points.map((p, i) => `M${x(i).toFixed(1)} ${yOf(p.y, max).toFixed(1)}h0`).join(" ")} class="dots" vector-effect="non-scaling-stroke" />
+        )}
       </Plot>
       <figcaption>{summary}</figcaption>
       <DataTable title={title} columns={["When", "Value"]} rows={points.map((p) => [p.x, p.y])} />

@@ -221,7 +221,7 @@ const DmarcPage: FC<{ frame: Frame; a: DmarcAnalytics; reports: Reports; rq: Pag
               {uploadError.map((m, i) => (i === 0 ? <p class="field-error">{m}</p> : <p class="small">{m}</p>))}
             </Notice>
           )}
-          <form method="post" action={`${base}/upload`} enctype="multipart/form-data">
+          <form method="post" action={`${base}/upload#dmarc-upload`} enctype="multipart/form-data">
             <CsrfField csrf={frame.csrf} />
             <div class="row">
               <div>

@@ -61,7 +61,7 @@ const CreateForm: FC<{ frame: Frame; domains: ListData["domains"]; kept?: Create
           </ul>
         </Notice>
       )}
-      <form method="post" action="/webhooks">
+      <form method="post" action="/webhooks#create-webhook">
         <CsrfField csrf={frame.csrf} />
         <div class="row">
           <div>
@@ -73,7 +73,7 @@ const CreateForm: FC<{ frame: Frame; domains: ListData["domains"]; kept?: Create
             <input id="webhook-description" name="description" type="text" maxlength={500} value={kept?.description ?? ""} />
           </div>
         </div>
-        <fieldset>
+        <fieldset class="events">
           <legend>Events to send</legend>
           <p class="small muted">Ticked: the events that need someone's attention. Each is sent as a signed POST.</p>
           <label>

@@ -92,6 +92,7 @@ describe("refused forms, said in words on the form", () => {
     expect(html).toContain("What we found: root element is &lt;html&gt;, not &lt;feedback&gt;");
     expect(html).toContain('id="report-file"');
     expect(html).toContain('aria-describedby="report-file-error"');
+    expect(html).toContain(`action="/domains/${domain.id}/dmarc/upload#dmarc-upload"`);
     expect(html).not.toMatch(/\(not_a_report\)|not_a_report|Check your input|Go back/);
     const empty = await upload(b, domain.id, "");
     expect(empty.status).toBe(422);
@@ -154,6 +155,8 @@ describe("the webhook form", () => {
       expect(res.status).toBe(422);
       const html = await res.text();
       expect(html).toContain("Choose at least one event to send, or every event.");
+      // The answer opens at the form, where the message is.
+      expect(html).toContain('<form method="post" action="/webhooks#create-webhook">');
       expect(html).not.toContain("subscribe to at least one event type");
       expect(html).not.toContain("events:");
       expect(html).toContain('value="https://hooks.example.com/kept"');

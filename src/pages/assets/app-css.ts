@@ -68,7 +68,7 @@ pre.payload{color:#111827;white-space:pre-wrap;word-break:break-all;max-height:2
 .stat-row strong.small-stat{font-size:1rem;padding:.3rem 0}
 .alert-guide{margin:.25rem 0}.alert-guide .badge{margin-right:.25rem}ul.alert-latest li{margin:0 0 .9rem}
 @media (max-width:640px){dl.fields{grid-template-columns:1fr}dl.fields dt{margin-top:.3rem}}
-.chart .plot{display:grid;grid-template-columns:auto minmax(0,1fr);column-gap:.4rem}
+.chart .dots{fill:none;stroke:var(--brand);stroke-width:7;stroke-linecap:round}.chart .plot{display:grid;grid-template-columns:auto minmax(0,1fr);column-gap:.4rem}
 .chart .y-axis{display:flex;flex-direction:column;justify-content:space-between;align-items:flex-end;height:200px;font-size:.75rem;line-height:16px;color:#4b5563}
 .chart .x-axis{grid-column:2;display:flex;justify-content:space-between;gap:.5rem;font-size:.75rem;color:#4b5563;padding-top:.2rem}
 button:disabled,button.pending{background:#f3f4f6;color:#374151;border:1px dashed #6b7280;cursor:not-allowed}
@@ -76,13 +76,13 @@ button:disabled,button.pending{background:#f3f4f6;color:#374151;border:1px dashe
 details.part>summary{cursor:pointer;padding:.1rem 0}details.part .part-name{font-weight:600}details.part[open]>summary{margin-bottom:.5rem}
 details.more>summary{cursor:pointer;margin:.5rem 0}ol.timeline .change-values{margin:.25rem 0 0}
 .domain-stats{align-items:flex-start}.domain-stats span{display:block}
-.event-groups{display:grid;grid-template-columns:repeat(auto-fill,minmax(19rem,1fr));gap:.75rem}.event-groups fieldset{margin:0}
-.event-groups label{display:flex;gap:.45rem;align-items:flex-start;margin:.3rem 0}.event-groups label input{margin-top:.3rem}.event-groups code{font-size:.75rem;color:var(--muted)}
+fieldset.events{min-width:0}.event-groups{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(19rem,100%),1fr));gap:.75rem}.event-groups fieldset{margin:0;min-width:0}
+.events label{display:flex;gap:.45rem;align-items:flex-start;margin:.3rem 0}.events label input{margin-top:.3rem}.events code{font-size:.75rem;color:var(--muted)}
 .field-error{color:var(--bad);font-weight:600;margin:.25rem 0}input[aria-invalid=true]{border-color:var(--bad)}
-@media (max-width:600px){table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+@media (max-width:600px){fieldset.events,.event-groups fieldset{padding:.4rem .6rem .6rem}table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 table.stack,table.stack tbody,table.stack tr{display:block;width:100%}table.stack tr{border:1px solid var(--line);border-radius:6px;margin:0 0 .75rem;padding:.3rem .6rem}
-table.stack td{display:grid;grid-template-columns:minmax(6rem,38%) minmax(0,1fr);gap:.5rem;border:none;padding:.3rem 0;overflow-wrap:anywhere}
-table.stack td[data-label]::before{content:attr(data-label);font-weight:600;color:var(--muted);font-size:.85rem}table.stack td:not([data-label]){display:block}}
+table.stack td{display:block;position:relative;border:none;padding:.3rem 0 .3rem 40%;min-height:1.8rem;overflow-wrap:anywhere}
+table.stack td[data-label]::before{content:attr(data-label);position:absolute;left:0;top:.35rem;width:37%;font:600 .85rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:var(--muted)}table.stack td:not([data-label]){padding-left:0}}
 footer{max-width:1100px;margin:2rem auto;padding:0 1.25rem;color:var(--muted);font-size:.85rem}
 @media (max-width:640px){main{padding:.75rem}header.top{padding:.6rem .75rem}header.top .who{margin-left:0;width:100%}th,td{padding:.4rem .3rem}h1{font-size:1.35rem}}
 `;
