@@ -367,6 +367,48 @@ export const MUTATIONS = [
     to: "message: String(error), request_id: call.requestId",
     tests: ["test/mcp/internal-errors.test.ts"],
   },
+  {
+    name: "copies of a report all replay its D1 step (the object's summarising lease is never held)",
+    file: "src/durable-objects/domain-store/object.ts",
+    from: "if (held !== undefined && now - held < SUMMARY_LEASE_MS) return false;",
+    to: "if (held !== undefined && now - held < 0) return false;",
+    tests: ["test/routes/ingest/concurrent-copies.test.ts"],
+  },
+  {
+    name: "a failed D1 step keeps the report's summarising lease",
+    file: "src/services/dmarc/store.ts",
+    from: `await object.releaseSummary("dmarc", stored.ref).catch(() => undefined);`,
+    to: "",
+    tests: ["test/routes/ingest/concurrent-copies.test.ts"],
+  },
+  {
+    name: "the report-summaries cron job sweeps nothing",
+    file: "src/cron/index.ts",
+    from: `run: (svc) => sweepUnsummarised(svc)`,
+    to: "run: async () => undefined",
+    tests: ["test/cron/report-summaries.test.ts"],
+  },
+  {
+    name: "a DMARC report's due row is not written before the object write",
+    file: "src/services/dmarc/store.ts",
+    from: "await markDue(svc, due, now);",
+    to: "",
+    tests: ["test/cron/report-summaries.test.ts"],
+  },
+  {
+    name: "a TLS report's due row is not written before the object write",
+    file: "src/services/tls-reports/store.ts",
+    from: "await markDue(svc, due, now);",
+    to: "",
+    tests: ["test/cron/report-summaries.test.ts"],
+  },
+  {
+    name: "the summarising batch leaves the report's due row",
+    file: "src/services/dmarc/store.ts",
+    from: `dueDone(db, { domainId: target.id, kind: "dmarc", orgName: m.orgName, reportId: m.reportId }),`,
+    to: "",
+    tests: ["test/routes/ingest/concurrent-copies.test.ts"],
+  },
 ];
 
 const args = process.argv.slice(2);
