@@ -45,6 +45,16 @@ if (!existsSync(".dev.vars")) {
   );
   console.log("Created .dev.vars with fresh local secrets.");
 }
+// Local development (docs/decisions.md D148): mail is kept at /dev/outbox, and without SITE_URL links
+// are made from the loopback address the dev server answers on. Deployments set SITE_URL instead.
+const devVars = readFileSync(".dev.vars", "utf8");
+if (!/^DEV_OUTBOX=/m.test(devVars)) {
+  writeFileSync(
+    ".dev.vars",
+    `${devVars}${devVars === "" || devVars.endsWith("\n") ? "" : "\n"}# Local development only: never set in production.\nDEV_OUTBOX=true\n`,
+  );
+  console.log("Added DEV_OUTBOX=true to .dev.vars (local development).");
+}
 
 wrangler(["d1", "migrations", "apply", "DB", "--local"], { capture: true });
 console.log("Local D1 migrated.");
@@ -90,13 +100,9 @@ Dev team #${team.id} (enterprise plan) is ready.
   Cron locally:    curl "${url}/__scheduled?cron=*+*+*+*+*"
 `);
 
-const dev = spawn(
-  "npx",
-  ["wrangler", "dev", "--port", PORT, "--inspector-port", INSPECTOR_PORT, "--ip", "127.0.0.1", "--test-scheduled", "--var", "DEV_OUTBOX:true"],
-  {
-    env: QUIET,
-    stdio: "inherit",
-  },
-);
+const dev = spawn("npx", ["wrangler", "dev", "--port", PORT, "--inspector-port", INSPECTOR_PORT, "--ip", "127.0.0.1", "--test-scheduled"], {
+  env: QUIET,
+  stdio: "inherit",
+});
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => dev.kill(sig));
 dev.on("exit", (code) => process.exit(code ?? 0));

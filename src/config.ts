@@ -25,6 +25,22 @@ export interface Config {
 const flag = (v: string | undefined) => v?.trim().toLowerCase() === "true";
 const nonEmpty = (v: string | undefined) => (v && v.trim() !== "" ? v.trim() : null);
 
+/** Hosts a local development server answers on (wrangler dev listens on 127.0.0.1). */
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/**
+ * The origin every link and absolute URL is built from (docs/decisions.md D148): SITE_URL. Only in
+ * local development (DEV_OUTBOX=true, which `npm start` writes into .dev.vars) may a missing SITE_URL
+ * fall back to the request's own origin, and only when that is a loopback address; anything else is
+ * null and the caller refuses to make the link. A Host header from the open internet never becomes a link.
+ */
+export function linkOrigin(config: Pick<Config, "siteUrl" | "devOutbox">, requestUrl: string): string | null {
+  if (config.siteUrl) return config.siteUrl.replace(/\/+$/, "");
+  if (!config.devOutbox) return null;
+  const url = new URL(requestUrl);
+  return LOOPBACK_HOSTS.has(url.hostname) ? url.origin : null;
+}
+
 /** A shorter ADMIN_TOKEN can be guessed or brute-forced: the admin API refuses to run with one (docs/limits.md). */
 export const MIN_ADMIN_TOKEN_LENGTH = 32;
 

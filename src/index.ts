@@ -5,6 +5,7 @@ import { handleEmail } from "./email";
 import type { Env } from "./env";
 import { handleQueue } from "./queues";
 import { createAgentGateway, isAgentPath } from "./mcp/gateway";
+import { withSecurityHeaders } from "./middleware/security-headers";
 
 export { DomainStore } from "./durable-objects/domain-store/object";
 export { RateLimiter } from "./durable-objects/rate-limiter";
@@ -15,7 +16,9 @@ const agent = createAgentGateway(app.fetch);
 
 export default {
   // The agent endpoint and its OAuth server go through the OAuth provider; everything else straight to the app.
-  fetch: (request, env, ctx) => (isAgentPath(new URL(request.url).pathname) ? agent(request, env, ctx) : app.fetch(request, env, ctx)),
+  // Every answer leaves with the same security headers (docs/decisions.md D149).
+  fetch: async (request, env, ctx) =>
+    withSecurityHeaders(request, await (isAgentPath(new URL(request.url).pathname) ? agent(request, env, ctx) : app.fetch(request, env, ctx))),
   scheduled: handleScheduled,
   queue: handleQueue,
   email: handleEmail,

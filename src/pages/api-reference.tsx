@@ -1,8 +1,9 @@
 /** @jsxImportSource hono/jsx */
 // The API reference at /api/v1/docs: server-rendered from the served OpenAPI document, so it needs no
-// CDN, no script and no build step. Every operation with its parameters, body and responses, every
+// CDN, no script and no build step; its stylesheet is an asset, so the page keeps the one CSP (D149). Every operation with its parameters, body and responses, every
 // webhook event, and the component schemas they reference.
 import type { FC } from "hono/jsx";
+import { ASSET_URLS } from "./assets/serve";
 
 type Json = Record<string, unknown>;
 interface Operation {
@@ -162,16 +163,6 @@ const OperationView: FC<{ method: string; path: string; op: Operation }> = ({ me
   </section>
 );
 
-const STYLE = `body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1b1f24;background:#fff}
-main{max-width:72rem;margin:0 auto;padding:1rem}
-h1{font-size:1.6rem}h2{border-bottom:1px solid #d0d7de;padding-bottom:.3rem;margin-top:2.5rem}
-.op{border:1px solid #d0d7de;border-radius:6px;padding:.5rem 1rem;margin:1rem 0}
-.method{display:inline-block;min-width:4.2rem;font-weight:700}.get{color:#0550ae}.post{color:#116329}.patch{color:#7d4e00}.delete{color:#a40e26}
-table{border-collapse:collapse;width:100%;margin:.5rem 0;display:block;overflow-x:auto}th,td{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left;vertical-align:top}
-caption{text-align:left;font-weight:600}code{font-family:ui-monospace,monospace;font-size:.9em}.muted{color:#57606a}
-nav ul{columns:2;padding-left:1.2rem}a{color:#0550ae}main{overflow-wrap:anywhere}
-@media (max-width:40rem){nav ul{columns:1}.op{padding:.5rem}}`;
-
 export const ApiReference: FC<{ doc: ReferenceDocument }> = ({ doc }) => {
   const ops = Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
     METHODS.filter((m) => item[m]).map((m) => ({ method: m as string, path, op: item[m] as Operation })),
@@ -184,7 +175,7 @@ export const ApiReference: FC<{ doc: ReferenceDocument }> = ({ doc }) => {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{doc.info.title}</title>
-        <style>{STYLE}</style>
+        <link rel="stylesheet" href={ASSET_URLS.apiCss} />
       </head>
       <body>
         <main>

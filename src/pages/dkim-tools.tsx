@@ -15,6 +15,7 @@ import { Copyable, fieldMessages, plural, SeverityBadge, StatusBadge } from "./d
 import { frameOf } from "./frame";
 import { checkCsrf, readForm, signedInOrRedirect } from "./guard";
 import { type Frame, CsrfField, Layout, Notice } from "./layout";
+import { meterPage } from "./meter";
 
 /** A form-encoded message grows up to three times (percent-encoding), plus the other fields. */
 const VERIFY_FORM_CAP = MAX_MESSAGE_BYTES * 3 + 4096;
@@ -246,6 +247,7 @@ export function dkimToolPages() {
     const domain = c.req.query("domain") ?? "";
     const selectors = c.req.query("selectors")?.trim() ?? "";
     const values = { domain, selectors };
+    await meterPage(c, s);
     try {
       const scan = await lookupDkim(c.get("services"), { domain: domain.slice(0, 300), selectors: selectors === "" ? undefined : selectors.slice(0, 6000) });
       return toolsPage(c, { values, result: <LookupResult scan={scan} /> });
@@ -261,6 +263,7 @@ export function dkimToolPages() {
     if (s instanceof Response) return s;
     const form = await readForm(c, VERIFY_FORM_CAP);
     checkCsrf(c, form.get("_csrf"));
+    await meterPage(c, s);
     const message = form.get("message") ?? "";
     try {
       if (message.trim() === "") throw new ApiError(422, "validation_failed", "Paste a message.", { message: ["must not be empty"] });
@@ -278,6 +281,7 @@ export function dkimToolPages() {
     if (s instanceof Response) return s;
     const form = await readForm(c);
     checkCsrf(c, form.get("_csrf"));
+    await meterPage(c, s);
     const values = { gen_domain: form.get("domain") ?? "", gen_selector: form.get("selector") ?? "", algorithm: form.get("algorithm") ?? "" };
     try {
       const algorithm = (KEY_ALGORITHMS as readonly string[]).includes(values.algorithm) ? (values.algorithm as Algorithm) : null;

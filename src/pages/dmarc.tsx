@@ -21,6 +21,7 @@ import { signedInOrRedirect } from "./guard";
 import { CsrfField, type Frame, Layout, Notice } from "./layout";
 import { idParam } from "./params";
 import { readReportUpload } from "./upload";
+import { meterPage } from "./meter";
 
 const DAY_CHOICES = [7, 30, 90, 180, 365] as const;
 const REPORTS_PER_PAGE = 20;
@@ -328,6 +329,7 @@ export function dmarcPages() {
     if (s instanceof Response) return s;
     const id = idParam(c.req.param("id"));
     const bytes = await formRefusal(readReportUpload(c));
+    await meterPage(c, s);
     const svc = c.get("services");
     const uploaded = bytes instanceof ApiError ? bytes : await formRefusal(uploadReport(svc, s.ctx, id, bytes));
     const rq = pageQuery({}, REPORTS_PER_PAGE);

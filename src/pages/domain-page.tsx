@@ -19,6 +19,7 @@ import { checkCsrf, readForm, signedInOrRedirect } from "./guard";
 import { CsrfField, Layout, Notice } from "./layout";
 import { idParam } from "./params";
 import { PasteFixes, PostureParts } from "./posture-parts";
+import { meterPage } from "./meter";
 
 /** Seconds between reloads while a check is pending (docs/decisions.md D35). */
 const REFRESH_SECONDS = 3;
@@ -199,6 +200,7 @@ export function domainDetailPages() {
     const form = await readForm(c);
     checkCsrf(c, form.get("_csrf"));
     const id = idParam(c.req.param("id"));
+    await meterPage(c, s);
     await requestCheck(c.get("services"), s.ctx, id);
     return c.redirect(`/domains/${id}?checked=1`, 303);
   });

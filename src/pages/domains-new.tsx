@@ -14,6 +14,7 @@ import { frameOf } from "./frame";
 import { checkCsrf, readForm, signedInOrRedirect } from "./guard";
 import { type Frame, CsrfField, Layout, Notice } from "./layout";
 import { idParam } from "./params";
+import { meterPage } from "./meter";
 
 const NewDomainPage: FC<{ frame: Frame; name?: string; errors?: string[] }> = ({ frame, name, errors }) => (
   <Layout title="Add a domain" frame={frame} active="/domains">
@@ -161,6 +162,7 @@ export function domainNewPages() {
     const form = await readForm(c);
     checkCsrf(c, form.get("_csrf"));
     const id = idParam(c.req.param("id"));
+    await meterPage(c, s);
     const svc = c.get("services");
     let outcome: Outcome;
     try {

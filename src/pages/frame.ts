@@ -2,7 +2,8 @@
 // and turns a service refusal into an HTML page with the right status.
 import type { Context } from "hono";
 import type { AppEnv } from "../context";
-import type { ApiError } from "../lib/errors";
+import { linkOrigin } from "../config";
+import { ApiError } from "../lib/errors";
 import { listMemberships } from "../services/accounts/members";
 import { csrfToken } from "./guard";
 import type { Frame } from "./layout";
@@ -35,5 +36,24 @@ export function titleOf(error: ApiError): string {
   }
 }
 
-/** The public origin for links in mail and on pages: SITE_URL when set, else this request's origin. */
-export const siteOrigin = (c: Context<AppEnv>): string => c.get("services").config.siteUrl ?? new URL(c.req.url).origin;
+/**
+ * The public origin for links in mail and on pages: SITE_URL (or, in local development only, a
+ * loopback request's origin: docs/decisions.md D148). Without it the action is refused before any
+ * link exists, with a message that names the setting and a log line for the operator.
+ */
+export function siteOrigin(c: Context<AppEnv>): string {
+  const origin = linkOrigin(c.get("services").config, c.req.url);
+  if (origin) return origin;
+  console.error(
+    JSON.stringify({
+      level: "error",
+      requestId: c.get("requestId"),
+      error: "SITE_URL is not set: links and absolute URLs are refused until the operator sets it",
+    }),
+  );
+  throw new ApiError(
+    503,
+    "dependency_unavailable",
+    "This service cannot make links yet: its operator must set SITE_URL (the public address of the site, e.g. https://monitor.example.com).",
+  );
+}

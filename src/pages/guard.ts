@@ -1,6 +1,7 @@
-// What every dashboard page shares: security headers (a CSP without inline script, no framing), the
-// CSRF guard on every state-changing form (the Origin must be this site, and the form's _csrf must
-// equal the CSRF cookie: docs/decisions.md D33), the signed-in session, and the form reader.
+// What every dashboard page shares: the CSRF guard on every state-changing form (the Origin must be
+// this site, and the form's _csrf must equal the CSRF cookie: docs/decisions.md D33), the signed-in
+// session, and the form reader. The security headers are set on every response at the entry point
+// (src/middleware/security-headers.ts, D149).
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import type { AppEnv } from "../context";
@@ -9,21 +10,8 @@ import { readBodyCapped } from "../lib/body";
 import { ApiError } from "../lib/errors";
 import { type SignedIn, sessionFromRequest } from "../services/accounts/sessions";
 
-export const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-
 const isSecure = (c: Context<AppEnv>) => new URL(c.req.url).protocol === "https:";
 const csrfCookieName = (secure: boolean) => (secure ? "__Host-eam_csrf" : "eam_csrf");
-
-export const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
-  await next();
-  const h = c.res.headers;
-  h.set("Content-Security-Policy", CSP);
-  h.set("X-Content-Type-Options", "nosniff");
-  h.set("X-Frame-Options", "DENY");
-  if (!h.has("Referrer-Policy")) h.set("Referrer-Policy", "same-origin");
-  if (!h.has("Cache-Control")) h.set("Cache-Control", "no-store");
-};
 
 /** The CSRF token of this browser (a double-submit cookie), created on first sight. */
 export function csrfToken(c: Context<AppEnv>): string {

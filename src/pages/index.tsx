@@ -18,7 +18,7 @@ import { dkimPages } from "./dkim";
 import { domainPages } from "./domains";
 import { intelPages } from "./intel";
 import { frameOf, titleOf } from "./frame";
-import { CSP, loadSession, securityHeaders } from "./guard";
+import { loadSession } from "./guard";
 import { sessionFromRequest } from "../services/accounts/sessions";
 import { MessagePage } from "./layout";
 import { oauthConsentPages } from "./oauth-consent";
@@ -61,7 +61,7 @@ export function pageRoutes() {
   const pages = new Hono<AppEnv>();
   pages.route("/", assetRoutes());
   for (const path of PAGE_PATHS) {
-    pages.use(path, securityHeaders, loadSession);
+    pages.use(path, loadSession);
   }
   pages.route("/", overviewPages());
   pages.route("/", signInPages());
@@ -103,8 +103,6 @@ export function pageRoutes() {
 /** The 404 page for a path no route claims (the app's not-found handler calls it for browsers). */
 export async function pageNotFound(c: Context<AppEnv>): Promise<Response> {
   c.set("signedIn", await sessionFromRequest(c.get("services"), c.req.raw).catch(() => null));
-  const res = await c.html(<MessagePage title="Not found" message="There is no page at this address." frame={await frameOf(c)} />, 404);
-  res.headers.set("Content-Security-Policy", CSP);
-  res.headers.set("Cache-Control", "no-store");
-  return res;
+  // Its security headers come from the entry point like every other response (D149).
+  return c.html(<MessagePage title="Not found" message="There is no page at this address." frame={await frameOf(c)} />, 404);
 }

@@ -16,6 +16,7 @@ import { frameOf } from "./frame";
 import { checkCsrf, readForm, signedInOrRedirect } from "./guard";
 import { type Frame, CsrfField, Layout, Notice } from "./layout";
 import { PasteFixes, PostureParts } from "./posture-parts";
+import { meterPage } from "./meter";
 
 type Full = Extract<Awaited<ReturnType<typeof domainIntel>>, { view: "full" }>;
 
@@ -136,6 +137,7 @@ export function intelPages() {
     if (s instanceof Response) return s;
     const domain = c.req.query("domain");
     if (domain === undefined) return page(c, {});
+    await meterPage(c, s);
     try {
       const a = (await domainIntel(c.get("services"), domain.slice(0, 300), true)) as Full;
       return page(c, { domain, result: <DomainResult a={a} /> });
@@ -151,6 +153,7 @@ export function intelPages() {
     if (s instanceof Response) return s;
     const form = await readForm(c, 64_000);
     checkCsrf(c, form.get("_csrf"));
+    await meterPage(c, s);
     const raw = form.get("emails") ?? "";
     const lines = raw
       .split(/\r?\n/)

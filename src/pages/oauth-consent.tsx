@@ -13,7 +13,8 @@ import { ApiError } from "../lib/errors";
 import type { Membership } from "../services/accounts/members";
 import { grantFor, mayGrant } from "../services/agents/grants";
 import { frameOf } from "./frame";
-import { CSP, checkCsrf, loadSession, readForm, signedInOrRedirect } from "./guard";
+import { CSP } from "../middleware/security-headers";
+import { checkCsrf, loadSession, readForm, signedInOrRedirect } from "./guard";
 import { CsrfField, type Frame, Layout, MessagePage } from "./layout";
 
 const PATH = "/oauth/authorize";

@@ -140,9 +140,11 @@ export function tokenPages() {
     checkCsrf(c, form.get("_csrf"));
     const scope: TokenScope = form.get("scope") === "read_only" ? "read_only" : "full";
     const svc = c.get("services");
+    // Before the token exists: it is shown once, so a page that cannot be drawn must not issue it (D148).
+    const origin = siteOrigin(c);
     const issued = await createTeamToken(svc, s.ctx, { name: form.get("name") ?? "", scope });
     const rows = await listTeamTokens(svc, s.ctx);
-    return c.html(<TokensPage frame={await frameOf(c)} rows={rows} issued={issued} origin={siteOrigin(c)} />, 201);
+    return c.html(<TokensPage frame={await frameOf(c)} rows={rows} issued={issued} origin={origin} />, 201);
   });
 
   r.post("/tokens/:id/revoke", async (c) => {

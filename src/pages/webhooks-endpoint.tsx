@@ -7,6 +7,7 @@ import { type Context, Hono } from "hono";
 import type { FC } from "hono/jsx";
 import type { AppEnv } from "../context";
 import { validationFailed } from "../lib/errors";
+import type { SignedIn } from "../services/accounts/sessions";
 import type { ServiceContext } from "../services/context";
 import { eventCatalogue } from "../services/webhooks/catalogue";
 import { type DeliveryFilter, getDelivery, listDeliveries, redeliver } from "../services/webhooks/deliveries";
@@ -21,6 +22,7 @@ import { checkCsrf, readForm, signedInOrRedirect } from "./guard";
 import { CsrfField, type Frame, Layout, Notice } from "./layout";
 import { idParam } from "./params";
 import { DeliveryBadge, SecretOnce } from "./webhooks-format";
+import { meterPage } from "./meter";
 
 const PER_PAGE = 25;
 const NOTICES: Record<string, string> = {
@@ -295,13 +297,13 @@ export function webhookEndpointPages() {
     return c.html(<DeliveryPage frame={await frameOf(c)} endpointId={id} d={d} redelivered={c.req.query("done") === "redelivered"} />);
   });
 
-  const write = (path: string, act: (c: Context<AppEnv>, id: number, ctx: ServiceContext) => Promise<Response>) =>
+  const write = (path: string, act: (c: Context<AppEnv>, id: number, ctx: ServiceContext, s: SignedIn) => Promise<Response>) =>
     r.post(path, async (c) => {
       const s = signedInOrRedirect(c);
       if (s instanceof Response) return s;
       const form = await readForm(c);
       checkCsrf(c, form.get("_csrf"));
-      return act(c, idParam(c.req.param("id")), s.ctx);
+      return act(c, idParam(c.req.param("id")), s.ctx, s);
     });
 
   for (const [action, enabled] of [
@@ -313,7 +315,8 @@ export function webhookEndpointPages() {
       return c.redirect(`/webhooks/${id}?done=${action}d`, 303);
     });
   }
-  write("/webhooks/:id/test", async (c, id, ctx) => {
+  write("/webhooks/:id/test", async (c, id, ctx, s) => {
+    await meterPage(c, s);
     await sendTest(c.get("services"), ctx, id);
     return c.redirect(`/webhooks/${id}?done=tested`, 303);
   });
@@ -344,6 +347,7 @@ export function webhookEndpointPages() {
     checkCsrf(c, form.get("_csrf"));
     const id = idParam(c.req.param("id"));
     const delivery = idParam(c.req.param("delivery"));
+    await meterPage(c, s);
     await redeliver(c.get("services"), s.ctx, id, delivery);
     return c.redirect(`/webhooks/${id}/deliveries/${delivery}?done=redelivered`, 303);
   });

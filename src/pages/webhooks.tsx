@@ -21,6 +21,7 @@ import { frameOf } from "./frame";
 import { checkCsrf, readForm, signedInOrRedirect } from "./guard";
 import { CsrfField, type Frame, Layout, Notice } from "./layout";
 import { createInput, DEFAULT_EVENTS, EVENT_GROUPS, SecretOnce } from "./webhooks-format";
+import { meterPage } from "./meter";
 
 const PER_PAGE = 25;
 /** How the form names its fields in a refusal, and a missing event choice said as what to do. */
@@ -192,6 +193,7 @@ export function webhookPages() {
     if (s instanceof Response) return s;
     const form = await readForm(c);
     checkCsrf(c, form.get("_csrf"));
+    await meterPage(c, s);
     const svc = c.get("services");
     const team = await teamOverview(svc, s);
     const q = pageQuery({}, PER_PAGE);

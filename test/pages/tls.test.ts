@@ -4,8 +4,9 @@
 // the domain page, a viewer reading it, another team's domain a 404 page, signed out sent to sign-in.
 import { describe, expect, it } from "vitest";
 import { unique } from "../support/api";
-import { Browser, signedInOwner } from "../support/browser";
-import { insertDomain, REPORT_DOMAIN } from "../support/factories";
+import { TLS_INTAKE_PATH } from "../../src/services/tls-reports/address";
+import { Browser, ORIGIN, signedInOwner } from "../support/browser";
+import { insertDomain } from "../support/factories";
 import { enc, googleShape, intake, rfcExample } from "../routes/tls/fixtures";
 
 const email = () => `${unique("tl").toLowerCase()}@example.com`;
@@ -24,7 +25,8 @@ describe("SMTP TLS page", () => {
   it("shows the empty state with the exact record and rua value to publish, linked from the domain page", async () => {
     const { b, teamId } = await signedIn();
     const d = await insertDomain(teamId);
-    const rua = `mailto:${d.reportToken}@${REPORT_DOMAIN}`;
+    // The pages run with SITE_URL set (D148), so the fix proposes the HTTPS intake on it.
+    const rua = `${ORIGIN}${TLS_INTAKE_PATH}/${d.reportToken}`;
     const res = await b.fetch(`/domains/${d.id}/tls`);
     expect(res.status).toBe(200);
     const html = await res.text();
@@ -59,7 +61,7 @@ describe("SMTP TLS page", () => {
     expect(html).toContain("MTA-STS");
     expect(html).toContain("mode: enforce");
     expect(html).toContain("Where reports go");
-    expect(html).toContain(`data-copy="v=TLSRPTv1; rua=mailto:${d.reportToken}@${REPORT_DOMAIN}"`);
+    expect(html).toContain(`data-copy="v=TLSRPTv1; rua=${ORIGIN}${TLS_INTAKE_PATH}/${d.reportToken}"`);
     expect(html).toContain('<option value="7" selected="">Last 7 days</option>');
 
     const viewerEmail = email();

@@ -7,11 +7,19 @@ import worker from "../../src/index";
 import type { Env } from "../../src/env";
 
 export const ORIGIN = "https://app.test";
-const pageEnv = { ...env, DEV_OUTBOX: "true" } as Env;
+// SITE_URL is this origin, as a deployment sets it: links are never built from the Host header (D148).
+const pageEnv = { ...env, DEV_OUTBOX: "true", SITE_URL: ORIGIN } as Env;
 
 export class Browser {
   readonly cookies = new Map<string, string>();
-  constructor(readonly ip = `198.51.100.${Math.floor(Math.random() * 200) + 1}`) {}
+  /**
+   * `vars` override the page settings (a deployment without SITE_URL, DEV_OUTBOX off) and may change
+   * between requests; `origin` is the site the browser believes it visits (its Host header).
+   */
+  constructor(
+    readonly ip = `198.51.100.${Math.floor(Math.random() * 200) + 1}`,
+    readonly opts: { vars?: Partial<Env>; origin?: string } = {},
+  ) {}
 
   async fetch(path: string, init: RequestInit & { form?: Record<string, string>; origin?: string | null } = {}): Promise<Response> {
     const headers = new Headers(init.headers);
@@ -22,9 +30,14 @@ export class Browser {
       body = new URLSearchParams(init.form).toString();
       headers.set("content-type", "application/x-www-form-urlencoded");
     }
-    if ((init.method ?? "GET") !== "GET" && init.origin !== null) headers.set("origin", init.origin ?? ORIGIN);
+    const site = this.opts.origin ?? ORIGIN;
+    if ((init.method ?? "GET") !== "GET" && init.origin !== null) headers.set("origin", init.origin ?? site);
     const ctx = createExecutionContext();
-    const res = await worker.fetch(new Request(`${ORIGIN}${path}`, { method: init.method ?? "GET", headers, body, redirect: "manual" }), pageEnv, ctx);
+    const res = await worker.fetch(
+      new Request(`${site}${path}`, { method: init.method ?? "GET", headers, body, redirect: "manual" }),
+      { ...pageEnv, ...this.opts.vars } as Env,
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
     for (const c of res.headers.getSetCookie()) {
       const [pair, ...attrs] = c.split(";");

@@ -2,6 +2,7 @@
 // them for a year (immutable) and a new deploy is picked up at once.
 import { Hono } from "hono";
 import type { AppEnv } from "../../context";
+import { API_REFERENCE_CSS } from "./api-reference-css";
 import { APP_CSS } from "./app-css";
 import { APP_JS } from "./app-js";
 
@@ -20,6 +21,7 @@ export const ASSET_URLS = {
   icon: `/assets/icon.${fingerprint(ICON_SVG)}.svg`,
   css: `/assets/app.${fingerprint(APP_CSS)}.css`,
   js: `/assets/app.${fingerprint(APP_JS)}.js`,
+  apiCss: `/assets/api-reference.${fingerprint(API_REFERENCE_CSS)}.css`,
 };
 
 export function assetRoutes() {
@@ -37,6 +39,7 @@ export function assetRoutes() {
   r.get(ASSET_URLS.icon, () => serve(ICON_SVG, "image/svg+xml", true));
   // Browsers ask for /favicon.ico on a first visit whatever the page links: the same icon, cached for a day.
   r.get("/favicon.ico", () => serve(ICON_SVG, "image/svg+xml", false, 86_400));
+  r.get(ASSET_URLS.apiCss, () => serve(API_REFERENCE_CSS, "text/css; charset=utf-8", true));
   // Stable names for anything that links to them without the fingerprint.
   r.get("/assets/app.css", () => serve(APP_CSS, "text/css; charset=utf-8", false));
   r.get("/assets/app.js", () => serve(APP_JS, "text/javascript; charset=utf-8", false));

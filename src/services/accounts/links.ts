@@ -23,6 +23,18 @@ export function normalizeEmail(input: string): string | null {
   return domain.includes(".") && !domain.startsWith(".") && !domain.endsWith(".") && !domain.includes("..") ? email : null;
 }
 
+/**
+ * The inbox an address reaches, for the per-address throttle: the local part before its first "+" (a
+ * sub-address tag, RFC 5233 §1) and the rest lower-cased, so name+1@ and NAME+2@ share one budget
+ * (docs/decisions.md D150). Only the throttle key: the mail still goes to the address as typed.
+ */
+export function inboxOf(email: string): string {
+  const at = email.lastIndexOf("@");
+  const local = email.slice(0, at);
+  const plus = local.indexOf("+");
+  return `${plus >= 0 ? local.slice(0, plus) : local}@${email.slice(at + 1)}`.toLowerCase();
+}
+
 /** Only same-origin paths survive as a post-sign-in destination (never //host or a scheme). */
 export function safeNext(next: string | null | undefined): string | null {
   if (!next || next.length > 2000) return null;
@@ -75,7 +87,7 @@ export async function requestSignInLink(svc: Services, input: { email: string; c
   const email = normalizeEmail(input.email);
   if (!email) throw new ApiError(422, "validation_failed", "Enter a valid email address.", { email: ["Enter a valid email address."] });
   await throttle(svc, `signin-client:${input.client}`, LINKS_PER_CLIENT_PER_MINUTE);
-  await throttle(svc, `signin-address:${await sha256Hex(email)}`, LINKS_PER_ADDRESS_PER_MINUTE);
+  await throttle(svc, `signin-address:${await sha256Hex(inboxOf(email))}`, LINKS_PER_ADDRESS_PER_MINUTE);
   const token = await createLink(svc, { email, purpose: "sign_in", next: input.next ?? null });
   await sendPersonMail(svc, {
     to: email,

@@ -4,6 +4,7 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
 import { type MemberRole, memberships, sessions, teams, users } from "../../db/schema";
 import { randomBase62, sha256Hex } from "../../lib/crypto";
+import type { Plan } from "../../lib/plans";
 import { HOUR_MS } from "../../lib/time";
 import type { Services } from "../../services";
 import type { ServiceContext } from "../context";
@@ -23,6 +24,8 @@ export interface SignedIn {
   user: { id: number; email: string };
   teamId: number;
   teamName: string;
+  /** The current team's plan: its limits meter the dashboard's tools like REST (docs/decisions.md D147). */
+  teamPlan: Plan;
   role: MemberRole;
   ctx: ServiceContext;
 }
@@ -72,7 +75,7 @@ export async function resolveSession(svc: Services, raw: string): Promise<Signed
 
   // The current team must still be one of the user's; otherwise fall back to the first membership.
   const teamsOfUser = await svc.db
-    .select({ teamId: memberships.teamId, role: memberships.role, name: teams.name })
+    .select({ teamId: memberships.teamId, role: memberships.role, name: teams.name, plan: teams.plan })
     .from(memberships)
     .innerJoin(teams, eq(teams.id, memberships.teamId))
     .where(eq(memberships.userId, row.userId))
@@ -90,6 +93,7 @@ export async function resolveSession(svc: Services, raw: string): Promise<Signed
     user: { id: row.userId, email: row.email },
     teamId: current.teamId,
     teamName: current.name,
+    teamPlan: current.plan,
     role: current.role,
     ctx: { teamId: current.teamId, scope: scopeOfRole(current.role), actor: { kind: "session", id: String(row.userId) } },
   };
