@@ -7,7 +7,7 @@ import { ApiError } from "../lib/errors";
 import { getDomainDetail } from "../services/domains/domain-detail";
 import { listDomains } from "../services/domains/list-domains";
 import { getDmarcAnalytics } from "../services/dmarc/analytics";
-import { type AgentCall, admit, failure } from "./kit";
+import { type AgentCall, admit, failure, untrustedNote } from "./kit";
 
 /** MCP's "resource not found" code (spec: server/resources, error handling). */
 const RESOURCE_NOT_FOUND = -32002;
@@ -62,7 +62,7 @@ export function registerResources(server: McpServer, call: AgentCall): void {
     new ResourceTemplate("emailauth://domains/{domain_id}/dmarc", { list: lister(call, "dmarc", "DMARC summary (30 days)") }),
     {
       title: "DMARC summary",
-      description: "A monitored domain's DMARC aggregate-report analytics over the last 30 days: sources, alignment, failing senders, enforcement advice.",
+      description: `A monitored domain's DMARC aggregate-report analytics over the last 30 days: sources, alignment, failing senders, enforcement advice.${untrustedNote(["sources[].ptr"])}`,
       mimeType: "application/json",
     },
     (uri, vars) => readJson(call, uri, vars.domain_id, (id) => getDmarcAnalytics(call.svc, call.ctx, id, 30)),
