@@ -368,6 +368,13 @@ export const MUTATIONS = [
     tests: ["test/mcp/internal-errors.test.ts"],
   },
   {
+    name: "the agent endpoint's 500 answers without its request id",
+    file: "src/mcp/handler.ts",
+    from: `return jsonRpcError(500, -32603, "Internal error.", { "x-request-id": requestId });`,
+    to: `return jsonRpcError(500, -32603, "Internal error.");`,
+    tests: ["test/mcp/internal-errors.test.ts"],
+  },
+  {
     name: "copies of a report all replay its D1 step (the object's summarising lease is never held)",
     file: "src/durable-objects/domain-store/object.ts",
     from: "if (held !== undefined && now - held < SUMMARY_LEASE_MS) return false;",

@@ -40,6 +40,7 @@ export async function handleMcp(request: Request, env: Env, props: AgentCaller):
     return new Response(response.body, { status: response.status, headers });
   } catch (error) {
     console.error(JSON.stringify({ level: "error", requestId, face: "mcp", error: String(error), stack: error instanceof Error ? error.stack : undefined }));
-    return jsonRpcError(500, -32603, "Internal error.");
+    // As REST's 500 (D1, D158): the generic message; the request id finds the log line above.
+    return jsonRpcError(500, -32603, "Internal error.", { "x-request-id": requestId });
   }
 }

@@ -5,7 +5,9 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { unique } from "../support/api";
 import { makeTeam } from "../support/api";
+import { Browser } from "../support/browser";
 import { insertDomain } from "../support/factories";
+import { authorized, email } from "./oauth-flow";
 import { callTool, connect, errorOf } from "./support";
 
 const SECRET = "D1_ERROR: credentials sk_live_51HxTESTsecret for db-primary.internal:5432";
@@ -67,6 +69,33 @@ describe("an unexpected failure inside an agent tool", () => {
     });
     expect(logged.some((l) => l.error?.includes("sk_live"))).toBe(true);
     await client.close();
+  });
+
+  it("a failure before any tool runs (an OAuth caller's membership unreadable) is a 500 with the generic message and the request id", async () => {
+    const b = new Browser();
+    await b.signIn(email());
+    const { tokens } = await authorized(b);
+    let res: Response | undefined;
+    const logged = await loggedDuring(async () => {
+      vi.spyOn(env.DB, "prepare").mockImplementation(() => {
+        throw new Error(SECRET);
+      });
+      res = await b.fetch("/mcp", {
+        method: "POST",
+        origin: null,
+        headers: { authorization: `Bearer ${tokens.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      vi.mocked(env.DB.prepare).mockRestore();
+    });
+    if (!res) throw new Error("no response");
+    expect(res.status).toBe(500);
+    const body = await res.text();
+    expect(JSON.parse(body)).toMatchObject({ error: { code: -32603, message: "Internal error." } });
+    expect(body).not.toContain("sk_live");
+    const requestId = res.headers.get("x-request-id");
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(logged.find((l) => l.error?.includes("sk_live"))).toMatchObject({ face: "mcp", requestId });
   });
 
   it("an expected failure still carries its own code and message (not_found for another team's domain)", async () => {
