@@ -416,6 +416,13 @@ export const MUTATIONS = [
     to: "",
     tests: ["test/routes/ingest/concurrent-copies.test.ts"],
   },
+  {
+    name: "a body past its cap is left half read (cancelled, not drained)",
+    file: "src/lib/body.ts",
+    from: "await discardRest(reader, DRAIN_MAX_BYTES - total);",
+    to: "await reader.cancel().catch(() => undefined);",
+    tests: ["test/security/body-cap.test.ts"],
+  },
 ];
 
 const args = process.argv.slice(2);
