@@ -30,7 +30,7 @@ const ingest = createRoute({
     "The report's domain comes from `recipient` (the domain's report address) or, without one, from the verified domain named in the report. " +
     "Bodies over 10 MB, or over 100 MB of XML after decompression, are refused with 413. " +
     "Only verified domains take reports. Per plan, a domain accepts a number of reports and records a day and of reports per reporter a day " +
-    "(429 with Retry-After past them); a report with more than 200,000 records, a date range over 7 days, a start in the future or an end " +
+    "(429 with Retry-After past them); a report with no record (RFC 7489 Appendix C) or more than 200,000, a date range over 7 days, a start in the future or an end " +
     "beyond the plan's retention is refused with 422. Domain and selector fields are cut to 253 characters; 8 DKIM and 8 SPF results are kept per record. " +
     "Every limit with its plan values: docs/limits.md.",
   security: [{ dmarcSignature: [] }],
