@@ -423,6 +423,62 @@ export const MUTATIONS = [
     to: "await reader.cancel().catch(() => undefined);",
     tests: ["test/security/body-cap.test.ts"],
   },
+  {
+    name: "a refused report upload is an error page again, not said on the form",
+    file: "src/pages/dmarc.tsx",
+    from: "if (e instanceof ApiError && (e.status === 413 || e.status === 422)) return e;",
+    to: "if (e instanceof ApiError && e.status === 413) return e;",
+    tests: ["test/pages/customer-view.test.ts"],
+  },
+  {
+    name: "the webhook form starts with no event ticked",
+    file: "src/pages/webhooks.tsx",
+    from: "new Set(kept?.events ?? DEFAULT_EVENTS)",
+    to: "new Set(kept?.events ?? [])",
+    tests: ["test/pages/customer-view.test.ts"],
+  },
+  {
+    name: "the domain page's self-refresh keeps the one-time verified flag",
+    file: "src/pages/domain-page.tsx",
+    from: 'q.verified === "1" || q.checked === "1" ? "?checked=1" : ""',
+    to: 'q.verified === "1" ? "?verified=1" : q.checked === "1" ? "?checked=1" : ""',
+    tests: ["test/pages/customer-view.test.ts"],
+  },
+  {
+    name: "the queued check's notice shows its internal id",
+    file: "src/pages/domain-page.tsx",
+    from: "A check is queued (since ${when(pending.queued_at)})",
+    to: "A check is queued (${pending.check_id}, since ${when(pending.queued_at)})",
+    tests: ["test/pages/customer-view.test.ts"],
+  },
+  {
+    name: "a check's record diff is listed beside its tag diffs",
+    file: "src/pages/domain-changes.tsx",
+    from: "const named = specific.length > 0 ? specific : g;",
+    to: "const named = g;",
+    tests: ["test/pages/chart-and-change-parts.test.ts", "test/pages/customer-view.test.ts"],
+  },
+  {
+    name: "drift alert titles name the field instead of saying the change",
+    file: "src/services/checks/changes.ts",
+    from: "title: `${changeSentence(c.category, c.field, fieldText(c.before), fieldText(c.after))} on ${ctx.domain.name}`,",
+    to: "title: `${c.category} ${c.field} changed on ${ctx.domain.name}`,",
+    tests: ["test/pages/customer-view.test.ts"],
+  },
+  {
+    name: "/favicon.ico is a 404 again",
+    file: "src/pages/assets/serve.ts",
+    from: 'r.get("/favicon.ico", ',
+    to: 'r.get("/favicon.ico.unused", ',
+    tests: ["test/pages/customer-view.test.ts"],
+  },
+  {
+    name: "'Check your email' no longer names the address",
+    file: "src/pages/sign-in.tsx",
+    from: '<strong class="break">{email}</strong>',
+    to: '<strong class="break">that address</strong>',
+    tests: ["test/pages/customer-view.test.ts"],
+  },
 ];
 
 const args = process.argv.slice(2);
