@@ -49,6 +49,11 @@ describe("inferProviders and candidates", () => {
     expect(new Set(c).size).toBe(c.length);
     expect(c).toContain("default");
   });
+  it("tries the common generic selectors right after the inferred providers', within the first 40 whatever the providers", () => {
+    const everyProvider = candidateSelectors(["Google Workspace", "Microsoft 365", "Twilio SendGrid", "Mailchimp", "Klaviyo", "Mailgun"]);
+    expect(everyProvider.slice(0, 40)).toEqual(expect.arrayContaining(["default", "dkim", "mail", "selector"]));
+    expect(candidateSelectors().slice(0, 5)).toEqual(["default", "dkim", "mail", "selector", "key1"]);
+  });
 });
 
 describe("isValidSelector", () => {

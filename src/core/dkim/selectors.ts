@@ -44,8 +44,11 @@ export const PROVIDERS: readonly ProviderEntry[] = [
   p("Proofpoint", ["pphosted"], [], ["pphosted.com"], ["pphosted.com"]),
 ];
 
-/** Ambiguous names tried after provider selectors; never attributed by name (§4.7). */
+/** Ambiguous names, never attributed by name (§4.7). */
 export const GENERIC_SELECTORS = ["default", "dkim", "mail", "x", "s1024", "s2048", "k2", "k3", "selector", "key1"] as const;
+/** The generic names most common in the wild (cPanel/Plesk/OpenDKIM's "default" above all): tried right after
+ *  the inferred providers' selectors, before every other provider's, so a scan capped at 40 names finds them. */
+export const COMMON_SELECTORS = ["default", "dkim", "mail", "selector", "key1"] as const;
 
 const norm = (s: string) => s.toLowerCase().replace(/\.$/, "");
 
@@ -74,10 +77,11 @@ export function inferProviders(o: { mx: string[]; spfIncludes: string[] }): stri
   ).map((e) => e.provider);
 }
 
-/** Selectors to try: those of the inferred providers first, then every provider's, then generic ones. */
+/** Selectors to try: those of the inferred providers first, then the common generic names, then every
+ *  provider's, then the other generic ones. */
 export function candidateSelectors(providers: string[] = []): string[] {
   const first = PROVIDERS.filter((e) => providers.includes(e.provider)).flatMap((e) => e.selectors);
-  return [...new Set([...first, ...PROVIDERS.flatMap((e) => e.selectors), ...GENERIC_SELECTORS])];
+  return [...new Set([...first, ...COMMON_SELECTORS, ...PROVIDERS.flatMap((e) => e.selectors), ...GENERIC_SELECTORS])];
 }
 
 /**
