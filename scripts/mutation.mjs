@@ -414,7 +414,7 @@ export const MUTATIONS = [
     file: "src/services/dmarc/store.ts",
     from: `dueDone(db, { domainId: target.id, kind: "dmarc", orgName: m.orgName, reportId: m.reportId }),`,
     to: "",
-    tests: ["test/routes/ingest/concurrent-copies.test.ts"],
+    tests: ["test/cron/report-summaries.test.ts"],
   },
   {
     name: "a body past its cap is left half read (cancelled, not drained)",
