@@ -105,6 +105,25 @@ describe("flattenSpf", () => {
     expect([after.status, after.lookups.total]).toEqual(["pass-able", r.lookups]);
   });
 
+  it("takes a lower lookup budget and a shorter record length when asked", async () => {
+    const zone = bigZone(OVER);
+    const r = okOf(await flatten(zone, "example.com", { maxLookups: 7, maxRecordOctets: 450 }));
+    expectWithinLimits(r, 450);
+    expect(r.lookups).toBeLessThanOrEqual(7);
+    expect(r.flattened.map((f) => f.include)).toEqual(["_spf.google.com", "mail.zendesk.com"]);
+    await expectSameResults(zone, r);
+    const tight = await flatten(
+      bigZone("v=spf1 a exists:%{i}.a.example.net exists:%{i}.b.example.net exists:%{i}.c.example.net exists:%{i}.d.example.net include:_spf.google.com -all"),
+      "example.com",
+      {
+        maxLookups: 3,
+      },
+    );
+    expect(tight.ok ? "" : tight.reason).toMatch(
+      /^even with every include that can be listed flattened, the record still needs 4 DNS-querying terms \(limit 3\)/,
+    );
+  });
+
   it("keeps each record within 512 octets by splitting the networks into an include chain, each link counted", async () => {
     const many = Array.from({ length: 60 }, (_, i) => `ip4:198.18.${i * 4}.0/23`).join(" ");
     const zone: Zone = {

@@ -33,6 +33,9 @@ export type SpfFlattening =
 export interface SpfFlattenOptions {
   /** Longest record written, in octets; 512 by default (RFC 7208 §3.4, docs/decisions.md D165). */
   maxRecordOctets?: number;
+  /** Most DNS-querying terms left (10 by default, RFC 7208 §4.6.4); the remediation plan asks for 7, below
+   *  the "nearly spent" finding, so that one more provider include does not break the record. */
+  maxLookups?: number;
 }
 
 const MAX_STRING = 255;
@@ -197,23 +200,17 @@ function namesIn(node: SpfNode | null, out = new Set<string>()): Set<string> {
   return out;
 }
 
-const within = (c: Counts): boolean => c.lookups <= MAX_LOOKUPS && c.ipv4 <= MAX_VOID_LOOKUPS && c.ipv6 <= MAX_VOID_LOOKUPS;
+const within = (c: Counts, limit: number): boolean => c.lookups <= limit && c.ipv4 <= MAX_VOID_LOOKUPS && c.ipv6 <= MAX_VOID_LOOKUPS;
 
 /** The next term to flatten: includes before own a/mx, each time the one that saves most of what is over. */
-function pick(slots: Slot[], c: Counts): Slot | null {
+function pick(slots: Slot[], c: Counts, limit: number): Slot | null {
   const saving = (s: Slot): Counts => {
     const now = slotCost(s);
     const flat = slotCost({ ...s, state: "flat" });
     return { lookups: now.lookups - flat.lookups, ipv4: now.ipv4 - flat.ipv4, ipv6: now.ipv6 - flat.ipv6 };
   };
   const metric = (x: Counts): number =>
-    c.lookups > MAX_LOOKUPS
-      ? x.lookups
-      : c.ipv4 > MAX_VOID_LOOKUPS && c.ipv6 > MAX_VOID_LOOKUPS
-        ? x.ipv4 + x.ipv6
-        : c.ipv4 > MAX_VOID_LOOKUPS
-          ? x.ipv4
-          : x.ipv6;
+    c.lookups > limit ? x.lookups : c.ipv4 > MAX_VOID_LOOKUPS && c.ipv6 > MAX_VOID_LOOKUPS ? x.ipv4 + x.ipv6 : c.ipv4 > MAX_VOID_LOOKUPS ? x.ipv4 : x.ipv6;
   for (const tier of [1, 2]) {
     const ranked = slots
       .filter((s) => s.state === "keep" && s.tier === tier && metric(saving(s)) > 0)
@@ -234,9 +231,9 @@ function describeFlat(s: Slot): string {
   return `${what}: ${nets} network${nets === 1 ? "" : "s"}${keptText} (${save} DNS lookup${save === 1 ? "" : "s"} fewer)`;
 }
 
-function overReason(c: Counts, slots: Slot[]): string {
+function overReason(c: Counts, slots: Slot[], limit: number): string {
   const over: string[] = [];
-  if (c.lookups > MAX_LOOKUPS) over.push(`${c.lookups} DNS-querying terms (limit ${MAX_LOOKUPS})`);
+  if (c.lookups > limit) over.push(`${c.lookups} DNS-querying terms (limit ${limit})`);
   if (c.ipv4 > MAX_VOID_LOOKUPS) over.push(`${c.ipv4} void lookups for IPv4 senders (limit ${MAX_VOID_LOOKUPS})`);
   if (c.ipv6 > MAX_VOID_LOOKUPS) over.push(`${c.ipv6} void lookups for IPv6 senders (limit ${MAX_VOID_LOOKUPS})`);
   const stays = slots
@@ -257,6 +254,7 @@ function overReason(c: Counts, slots: Slot[]): string {
  */
 export function flattenSpf(analysis: SpfAnalysis, opts: SpfFlattenOptions = {}): SpfFlattening {
   const max = opts.maxRecordOctets ?? 512;
+  const limit = opts.maxLookups ?? MAX_LOOKUPS;
   const blocked = flattenBlocker(analysis);
   if (blocked) return { ok: false, reason: blocked };
   const root = analysis.tree;
@@ -288,11 +286,11 @@ export function flattenSpf(analysis: SpfAnalysis, opts: SpfFlattenOptions = {}):
     const withChain = { ...counts, lookups: counts.lookups + built.chains.length };
     const rewritten =
       slots.some((s) => s.state !== "keep") || built.chains.length > 0 || parsed.ignoredAfterAll.length > 0 || (parsed.redirect !== null && hasAll);
-    if (within(withChain)) return done(analysis, slots, steps, rewritten ? built : { ...built, root: analysis.record }, withChain);
-    const next = pick(slots, withChain);
+    if (within(withChain, limit)) return done(analysis, slots, steps, rewritten ? built : { ...built, root: analysis.record }, withChain);
+    const next = pick(slots, withChain, limit);
     if (!next) {
       const why = slots.filter((s) => s.state === "keep" && s.why && isInclude(s)).map((s) => `kept ${s.term.raw}: ${s.why}`);
-      return { ok: false, reason: [overReason(withChain, slots), ...why].join("; ") };
+      return { ok: false, reason: [overReason(withChain, slots, limit), ...why].join("; ") };
     }
     next.state = "flat";
   }
