@@ -43,8 +43,8 @@ const term = (first: number): fc.Arbitrary<string> => {
 
 const ending = (first: number): fc.Arbitrary<string[]> =>
   fc.oneof(
-    fc.constantFrom("-all", "~all", "?all", "", "+all").map((e) => (e === "" ? [] : [e])),
-    first < PROVIDERS ? fc.integer({ min: first, max: PROVIDERS - 1 }).map((j) => [`redirect=${provider(j)}`]) : fc.constant(["-all"]),
+    fc.constantFrom("-all", "~all", "?all", "", "+all").map((e): string[] => (e === "" ? [] : [e])),
+    first < PROVIDERS ? fc.integer({ min: first, max: PROVIDERS - 1 }).map((j) => [`redirect=${provider(j)}`]) : fc.constant<string[]>(["-all"]),
   );
 
 const record = (first: number, max: number) =>
