@@ -447,8 +447,8 @@ export const MUTATIONS = [
   {
     name: "the queued check's notice shows its internal id",
     file: "src/pages/domain-page.tsx",
-    from: "A check is queued (since ${when(pending.queued_at)})",
-    to: "A check is queued (${pending.check_id}, since ${when(pending.queued_at)})",
+    from: "is queued (since ${when(pending.queued_at)})",
+    to: "is queued (${pending.check_id}, since ${when(pending.queued_at)})",
     tests: ["test/pages/customer-view.test.ts"],
   },
   {

@@ -106,11 +106,7 @@ export function domainDetailPages() {
             <span class="small muted">{`Next: ${when(d.next_check_at)}`}</span>
           </div>
         </div>
-        {q.verified === "1" && (
-          <Notice kind="ok">
-            {pending ? "Ownership verified. The first check is queued." : "Ownership verified. The first check has finished; the posture below is its result."}
-          </Notice>
-        )}
+        {q.verified === "1" && !pending && <Notice kind="ok">Ownership verified. The first check has finished; the posture below is its result.</Notice>}
         {pending && (
           // The reload goes to the address without the verified flag, so its notice goes once the check is done.
           <div
@@ -119,7 +115,7 @@ export function domainDetailPages() {
             data-refresh-after={String(REFRESH_SECONDS)}
             data-refresh-to={`/domains/${id}${q.verified === "1" || q.checked === "1" ? "?checked=1" : ""}`}
           >
-            {`A check is queued (since ${when(pending.queued_at)}). This page refreshes itself until the result is in.`}
+            {`${q.verified === "1" ? "Ownership verified. The first check" : "A check"} is queued (since ${when(pending.queued_at)}). This page refreshes itself until the result is in.`}
           </div>
         )}
         {!pending && q.checked === "1" && q.verified !== "1" && <Notice kind="ok">The check finished; the posture below is its result.</Notice>}

@@ -163,7 +163,7 @@ describe("the domain page", () => {
     const waiting = await (await b.fetch(`/domains/${id}?verified=1`)).text();
     expect(waiting).toContain("Ownership verified.");
     expect(waiting).toMatch(/data-refresh-after="\d+"/);
-    expect(waiting).toContain("A check is queued");
+    expect(waiting).toContain("The first check is queued");
     expect(waiting).toContain("No check has finished yet.");
     const msg = capture?.sent[0];
     if (!msg) throw new Error("no check queued");
