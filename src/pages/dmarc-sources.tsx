@@ -90,7 +90,7 @@ const SourcesPage: FC<{ frame: Frame; domainId: number; f: Filters; q: Paginatio
         <DaysSelect id="sources-days" days={f.days} />
         <div>
           <label for="sources-ip">Address or prefix</label>
-          <input id="sources-ip" name="ip" value={f.ip ?? ""} placeholder="192.0.2.0/24" />
+          <input id="sources-ip" name="ip" type="text" value={f.ip ?? ""} placeholder="192.0.2.0/24" />
         </div>
         <div>
           <label for="sources-result">DMARC result</label>
