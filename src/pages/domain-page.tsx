@@ -18,6 +18,7 @@ import { frameOf } from "./frame";
 import { checkCsrf, readForm, signedInOrRedirect } from "./guard";
 import { CsrfField, Layout, Notice } from "./layout";
 import { idParam } from "./params";
+import { PlanView } from "./plan-view";
 import { PasteFixes, PostureParts } from "./posture-parts";
 import { meterPage } from "./meter";
 
@@ -119,7 +120,7 @@ export function domainDetailPages() {
           </div>
         )}
         {!pending && q.checked === "1" && q.verified !== "1" && <Notice kind="ok">The check finished; the posture below is its result.</Notice>}
-        {/* remediation plan */}
+        <PlanView plan={d.plan} />
         <section class="panel" aria-labelledby="diffs-h" id="changes">
           <h2 id="diffs-h">Recent changes</h2>
           <ChangeList entries={changes.slice(0, CHANGES_OPEN)} />
@@ -155,7 +156,7 @@ export function domainDetailPages() {
             <a href={`/domains/${id}/dmarc`}>DMARC reports and sources</a> · <a href={`/domains/${id}/tls`}>SMTP TLS reports</a>
           </p>
         </section>
-        <PasteFixes fixes={d.fixes} />
+        {!d.plan && <PasteFixes fixes={d.fixes} />}
         <section class="panel" aria-labelledby="posture-h">
           <h2 id="posture-h">Posture</h2>
           {d.posture ? (

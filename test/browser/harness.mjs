@@ -97,7 +97,20 @@ export async function shoot(page, name) {
     // Nothing may overflow sideways at phone width (a page that scrolls horizontally is broken there).
     if (label === "phone") {
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      if (overflow > 1) throw new Error(`${name}: the page is ${overflow}px wider than a phone screen`);
+      if (overflow > 1) {
+        // Name the innermost elements that stick out, so the fix is obvious from the failure alone.
+        const culprits = await page.evaluate(() => {
+          const width = document.documentElement.clientWidth;
+          return [...document.querySelectorAll("body *")]
+            .filter((el) => el.getBoundingClientRect().right > width + 1 && ![...el.children].some((c) => c.getBoundingClientRect().right > width + 1))
+            .slice(0, 3)
+            .map(
+              (el) =>
+                `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(" ").join(".")}` : ""} "${(el.textContent ?? "").trim().slice(0, 40)}"`,
+            );
+        });
+        throw new Error(`${name}: the page is ${overflow}px wider than a phone screen: ${culprits.join("; ")}`);
+      }
     }
   }
   await page.setViewportSize(VIEWPORTS.desktop);

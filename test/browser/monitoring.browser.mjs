@@ -60,7 +60,8 @@ test("adds a domain, verifies it, waits for the queued check, copies a fix, and 
   await page.locator(".grade").first().waitFor();
   await look(page, "domain-page");
 
-  const fix = page.locator("#fixes-h ~ ol .copyable").first();
+  // The plan gives the records to paste (docs/scoring.md "Remediation plan").
+  const fix = page.locator("#plan .copyable").first();
   const text = await fix.locator("code").textContent();
   await fix.getByRole("button").click();
   await fix.getByRole("button", { name: /Copy|Copied/ }).waitFor();

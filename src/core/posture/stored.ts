@@ -17,6 +17,8 @@ export interface StoredPosture {
   plan?: RemediationPlan;
   /** SPF includes the plan flattens and the networks each stood for: later checks compare them. */
   flattened?: { include: string; cidrs: string[] }[];
+  /** Flattened includes the domain has published, watched for provider changes (docs/decisions.md D173). */
+  watch?: { include: string; cidrs: string[] }[];
 }
 
 /** The posture JSON text a domain's object keeps, as the stored posture it was written from. */

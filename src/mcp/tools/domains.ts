@@ -46,7 +46,7 @@ export const domainTools = [
     name: "get_domain_posture",
     title: "Domain posture with fixes",
     description:
-      "The domain's latest stored email-authentication posture: score and grade, each part (SPF, DMARC, DKIM, BIMI, MTA-STS, TLS-RPT, MX, DANE, blocklists) with its record and status, findings with severity, and fixes: the exact DNS records to publish. Use it to audit a monitored domain or to answer 'what should I change in DNS'. A part marked stale kept its last good value because its lookup failed.",
+      "The domain's latest stored email-authentication posture: score and grade, each part (SPF, DMARC, DKIM, BIMI, MTA-STS, TLS-RPT, MX, DANE, blocklists) with its record and status, findings with severity, and data.plan: the remediation plan, ordered steps to grade A, each with the exact records to publish (host, type, value, TXT strings), what it closes, the projected score and grade after it, and the human decision it needs, if any (gate). The dashboard and the API show the same plan. Use it to audit a monitored domain or to answer 'what should I change in DNS'. A part marked stale kept its last good value because its lookup failed.",
     input: OneDomain,
     effect: "read",
     run: async ({ svc, ctx }, { domain_id }) => ({ data: await getDomainDetail(svc, ctx, domain_id) }),

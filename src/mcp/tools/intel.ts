@@ -10,7 +10,7 @@ export const intelTools = [
     name: "check_domain_intel",
     title: "Live posture of any domain",
     description:
-      "Analyzes any domain's SPF, DMARC, DKIM, BIMI, MTA-STS, TLS-RPT, DANE, MX and blocklist posture live, without adding it to the team. full: true returns the whole analysis with findings and fixes; otherwise a summary with score and grade. Use it for domains the team does not monitor (for monitored ones, get_domain_posture is cheaper).",
+      "Analyzes any domain's SPF, DMARC, DKIM, BIMI, MTA-STS, TLS-RPT, DANE, MX and blocklist posture live, without adding it to the team. full: true returns the whole analysis with findings and fixes; otherwise a summary with score and grade. Both carry data.plan, the remediation plan: ordered steps with the exact records and the projected score after each. Use it for domains the team does not monitor (for monitored ones, get_domain_posture is cheaper).",
     input: z.object({
       domain: z.string().min(1).max(300).describe("Domain name, e.g. example.com; IDNs are converted to punycode."),
       full: z.boolean().optional().describe("true: the complete analysis with findings and fixes; default: the summary."),

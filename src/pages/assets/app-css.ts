@@ -61,7 +61,7 @@ ol.timeline{list-style:none;margin:0;padding:0;border-left:3px solid var(--line)
 .filters{display:flex;flex-wrap:wrap;gap:.75rem;align-items:flex-end;margin:0 0 .75rem}.filters>div{flex:0 1 12rem}
 pre.payload{color:#111827;white-space:pre-wrap;word-break:break-all;max-height:28rem;overflow:auto;background:#f8fafc;border:1px solid var(--line);border-radius:6px;padding:.6rem}
 .checks{display:grid;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));gap:.25rem .75rem;border:none;padding:0;margin:0 0 .75rem}.checks label{display:flex;gap:.4rem;align-items:center;font-weight:400}
-.break{overflow-wrap:anywhere}
+.break,.change strong{overflow-wrap:anywhere}
 .stat-row{display:flex;flex-wrap:wrap;gap:1rem}.stat-row>div{flex:1 1 9rem}.stat-row strong{display:block;font-size:1.4rem}
 .danger-zone{border-color:#fca5a5}.narrow-left{max-width:560px}
 .result-list{display:grid;gap:1rem}

@@ -1,6 +1,6 @@
 // OpenAPI schemas of the Domains resource (docs/decisions.md D6).
 import { z } from "@hono/zod-openapi";
-import { RemediationPlan } from "./plan-schema";
+import { RemediationPlan } from "../intel/plan-schema";
 import { BlacklistDetails, FullRecords } from "../intel/domain-schemas";
 
 const ts = (description: string) => z.string().nullable().openapi({ format: "date-time", description });

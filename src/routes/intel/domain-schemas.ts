@@ -1,7 +1,7 @@
 // OpenAPI schemas of GET /intel/domain: the summary and the complete (full=1) analysis.
 // The records, categories and record examples come from the posture registry, so a new part documents itself.
 import { z } from "@hono/zod-openapi";
-import { RemediationPlan } from "../domains/plan-schema";
+import { RemediationPlan } from "./plan-schema";
 import { CATEGORIES, RECORD_PARTS } from "../../core/posture/registry";
 import { booleanQuery } from "../query";
 

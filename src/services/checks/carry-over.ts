@@ -6,6 +6,7 @@ import type { PartStatus, PostureCategory } from "../../core/posture/types";
 
 import type { PlanOutput } from "../../core/posture/plan/build";
 import type { StoredPosture } from "../../core/posture/stored";
+import type { WatchedInclude } from "../../core/spf/watch";
 
 export type { StoredPosture };
 
@@ -35,6 +36,7 @@ export function mergePosture(
   prevPolicy: string | null,
   dkim: PartStatus | null,
   plan: PlanOutput | null = null,
+  watch: WatchedInclude[] = [],
 ): MergedPosture {
   const dkimStale = dkim === null || dkim === "temperror";
   const current: PostureSnapshot = a.snapshot;
@@ -94,6 +96,7 @@ export function mergePosture(
       fixes: a.fixes,
       snapshot,
       ...(plan ? { plan: planView(plan, score, grade), flattened: plan.flattened } : {}),
+      ...(watch.length > 0 ? { watch } : {}),
     },
     forDiff,
     stale,

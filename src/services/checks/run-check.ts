@@ -20,6 +20,7 @@ import { buildEvent, type EventDraft } from "../events/emit";
 import type { CheckMessage } from "../messages";
 import { registrationExpiry } from "../rdap/expiry";
 import { changeAlerts, changeEvents, dkimChanges, expiryAlert, fieldText } from "./changes";
+import { flattenedAlert, watchFlattenedIncludes } from "./flattened-watch";
 import { mergePosture } from "./carry-over";
 import { parsePosture } from "../../core/posture/stored";
 import { gatherHints } from "./hints";
@@ -95,6 +96,7 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   const remediation = CORE_PARTS.every((p) => analysis.snapshot[p]?.status === "temperror")
     ? null
     : await buildRemediationPlan({ analysis, options, evidence });
+  const flattening = await watchFlattenedIncludes(previous, analysis.parts.spf, options.resolver);
   const durationMs = Date.now() - started;
 
   // ---- Every resolver failed: record a failed check and retry sooner. check.completed says so; no
@@ -157,7 +159,7 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
     return { recorded: true, status: "failed", checkId: msg.check_id, changes: 0, eventIds: [failed.id] };
   }
 
-  const merged = mergePosture(analysis, previous, domain.dmarcPolicy, inventory.stale ? null : dkimStatus, remediation);
+  const merged = mergePosture(analysis, previous, domain.dmarcPolicy, inventory.stale ? null : dkimStatus, remediation, flattening.watch);
   // The first check compares nothing, except blocklists: a listing present from the start is as
   // actionable as a later one (it raises blacklist.listed and an alert).
   const changes = previous
@@ -190,7 +192,7 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   ];
 
   const expiresAt = expiry?.status === "found" ? expiry.expiresAt : expiry?.status === "none" ? null : domain.registrationExpiresAt;
-  const alertDrafts: AlertDraft[] = [...changeAlerts(changes, ctx), ...inventory.alerts];
+  const alertDrafts: AlertDraft[] = [...changeAlerts(changes, ctx), ...inventory.alerts, ...flattening.changes.map((c) => flattenedAlert(ctx, c))];
   const exp = expiryAlert(ctx, expiresAt, now);
   if (exp) alertDrafts.push(exp);
   const alertUpserts = upsertAlerts(db, alertDrafts, now, alertDrafts.length > 0 ? await openAlertKeys(db, domain.teamId, domain.id) : new Set());

@@ -8,7 +8,7 @@ import type { AnalyzeSettings } from "../../part/types";
 import { splitTxtStrings } from "../../spf/flatten";
 import { analyzeDomain, type AnalyzeOptions, type DomainAnalysis } from "../analyze-domain";
 import type { Draft } from "./draft";
-import { dkimStep, dmarcStep, mtaStsEnforceStep, mtaStsStep, mxStep, partFixStep } from "./other-steps";
+import { dkimSetupStep, dkimStep, dmarcStep, mtaStsEnforceStep, mtaStsStep, mxStep, partFixStep } from "./other-steps";
 import { memoFetch, memoResolver, overlayFetch, overlayResolver, type PlannedFile, type ZoneEdit, txtKind } from "./overlay";
 import { spfStep } from "./spf-steps";
 import type { PlanRecord, PlanStep, RemediationPlan } from "./types";
@@ -49,10 +49,14 @@ export async function buildRemediationPlan(input: PlanInput): Promise<PlanOutput
   const domain = analysis.domain;
   const now = options.clock.now();
   const dmarc = analysis.parts.dmarc;
+  // Without the service's address (a domain not monitored), aggregate reports go to the owner's own mailbox,
+  // as the TLS-RPT fix does: a record without rua is a finding the plan must close (RFC 9989 §5.3). A domain
+  // with null MX receives nothing, so it gets no such address.
+  const ownRua = analysis.parts.mx.nullMx || (dmarc.parsed?.rua ?? []).some((u) => u.valid) ? null : `mailto:dmarc-reports@${domain}`;
   const ramp =
     dmarc.discovery.status === "temperror"
       ? []
-      : dmarcRamp({ parsed: dmarc.parsed, nullMx: analysis.parts.mx.nullMx, reportRua: options.dmarcRua ?? null, evidence });
+      : dmarcRamp({ parsed: dmarc.parsed, nullMx: analysis.parts.mx.nullMx, reportRua: options.dmarcRua ?? ownRua, evidence });
 
   let cur = analysis;
   let edits: ZoneEdit[] = [];
@@ -104,18 +108,19 @@ export async function buildRemediationPlan(input: PlanInput): Promise<PlanOutput
   // is missing, then the DMARC stages that wait for evidence, then what builds on enforcement (BIMI).
   for (let i = 0; i < 3; i++) {
     const n = steps.length;
-    await tryStep(spfStep({ domain, spf: cur.parts.spf, rules: ruleSet(cur) }));
+    await tryStep(spfStep({ domain, spf: cur.parts.spf, rules: ruleSet(cur), fixes: cur.fixes }));
     if (steps.length === n) break;
   }
   const [first, ...later] = ramp;
   const enforcing = first && first.gate === "now" && first.policy === (dmarc.parsed?.p ?? "none") ? later : ramp;
-  if (first && enforcing !== ramp) await tryStep(dmarcStep(domain, first, 0, ruleSet(cur)), true);
+  if (first && enforcing !== ramp) await tryStep(dmarcStep(domain, first, true, ruleSet(cur)), true);
   await tryStep(mxStep(cur));
   await tryStep(partFixStep(cur, "tls_rpt", "Publish a TLS-RPT record"));
   await tryStep(mtaStsStep(cur, now));
   await tryStep(mtaStsEnforceStep(cur, now));
   await tryStep(dkimStep(cur, dkim));
-  for (const [i, stage] of enforcing.entries()) await tryStep(dmarcStep(domain, stage, i + 1, ruleSet(cur)), true);
+  await tryStep(dkimSetupStep(dkim, domain), true);
+  for (const stage of enforcing) await tryStep(dmarcStep(domain, stage, false, ruleSet(cur)), true);
   await tryStep(partFixStep(cur, "bimi", "Fix the BIMI record"));
 
   const unresolved = cur.findings

@@ -9,30 +9,38 @@ import type { Draft } from "./draft";
 
 const txt = (host: string, value: string) => ({ host, type: "TXT" as const, value });
 
-export function dmarcStep(domain: string, stage: RampStage, index: number, rules: Set<string>): Draft {
+/** `repair`: the stage keeps the published policy and repairs the record (adds the report address, drops pct). */
+export function dmarcStep(domain: string, stage: RampStage, repair: boolean, rules: Set<string>): Draft {
   const host = `_dmarc.${domain}`;
-  const repairs =
-    index === 0 && stage.gate === "now" && stage.policy !== "reject" ? [...rules].filter((r) => r.startsWith("dmarc.") && r !== "dmarc.policy-none") : [];
+  const noRua = !/;\s*rua=/.test(stage.record);
+  const repairs = repair ? [...rules].filter((r) => r.startsWith("dmarc.") && r !== "dmarc.policy-none") : [];
   return {
-    id: `dmarc-${stage.policy}${repairs.length > 0 || index === 0 ? "" : "-enforce"}`,
+    id: repair ? "dmarc-record" : `dmarc-${stage.policy}`,
     category: "dmarc",
-    title:
-      stage.policy === "none"
+    title: repair
+      ? stage.policy === "none" && !rules.has("dmarc.policy-none")
         ? "Publish DMARC p=none with the report address"
-        : stage.policy === "quarantine"
-          ? "Move DMARC to p=quarantine"
-          : "Move DMARC to p=reject",
+        : "Repair the DMARC record and add the report address"
+      : stage.policy === "quarantine"
+        ? "Move DMARC to p=quarantine"
+        : "Move DMARC to p=reject",
     why: stage.why,
     gate: stage.gate,
-    decision: stage.gate === "after_reports" ? "Wait until the DMARC reports show that your legitimate senders pass (the rule above)." : null,
+    decision:
+      stage.gate === "after_reports"
+        ? "Wait until the DMARC reports show that your legitimate senders pass (the rule above)."
+        : noRua
+          ? "The domain receives no mail, so its reports need a mailbox at another domain: add it as rua= (that domain must authorise it, RFC 9990)."
+          : null,
     records: [txt(host, stage.record)],
     edits: [txt(host, stage.record)],
-    // RFC 9989 has no pct: a partial rollout becomes t=y, which the next stage (without it) closes.
-    accepts: /;\s*t=y/.test(stage.record) ? ["dmarc.testing-mode"] : [],
+    // RFC 9989 has no pct: a partial rollout becomes t=y, which the next stage (without it) closes. A record
+    // without rua (a null-MX domain, no report address) leaves that finding to the owner's decision above.
+    accepts: [...(/;\s*t=y/.test(stage.record) ? ["dmarc.testing-mode"] : []), ...(noRua ? ["dmarc.rua-missing"] : [])],
     targets:
       stage.policy === "none"
         ? [...repairs, "dmarc.none", "dmarc.rua-missing", "dmarc.multiple-records", "dmarc.duplicate-tag"]
-        : ["dmarc.policy-none", ...repairs],
+        : ["dmarc.none", "dmarc.policy-none", ...repairs],
   };
 }
 
@@ -136,6 +144,23 @@ export function mtaStsEnforceStep(a: DomainAnalysis, now: Date): Draft | null {
     files: [{ url, contentType: "text/plain", body: mtaStsPolicyTemplate(hosts, "enforce") }],
     edits: [txt(`_mta-sts.${a.domain}`, record)],
     targets: ["mta_sts.testing-mode"],
+  };
+}
+
+/** No DKIM key found at all: DNS alone cannot sign mail, so this is the signer's work, then one record. */
+export function dkimSetupStep(settings: { status: string } | undefined, domain: string): Draft | null {
+  if (settings?.status !== "missing") return null;
+  return {
+    id: "dkim-setup",
+    category: "dkim",
+    title: "Sign your mail with DKIM",
+    why: "No DKIM key was found at the selectors the service tries, so receivers see no DKIM signature: DMARC then rests on SPF alone, which forwarding breaks (RFC 6376, RFC 9989 §4.4).",
+    gate: "decision",
+    decision: `Turn on DKIM signing where your mail is sent from (your provider gives you a selector and the record to publish at <selector>._domainkey.${domain}), or generate a 2048-bit key pair with the DKIM generator and install the private key in your mail server; then add the selector on the DKIM page if the service does not find it by itself.`,
+    records: [],
+    edits: [],
+    dkim: { status: "present", findings: [] },
+    targets: [],
   };
 }
 

@@ -64,7 +64,7 @@ describe("the remediation plan", () => {
     const { analysis, plan } = await planFor(weakZone());
     expect(analysis.findings.map((f) => f.rule)).toContain("spf.lookup-limit");
     expect(plan.grade).toBe(analysis.grade);
-    expect(plan.steps.map((s) => s.id)).toEqual(expect.arrayContaining(["spf-limits", "dmarc-none", "mta-sts", "mta-sts-enforce", "dkim-rotate"]));
+    expect(plan.steps.map((s) => s.id)).toEqual(expect.arrayContaining(["spf-limits", "dmarc-record", "mta-sts", "mta-sts-enforce", "dkim-rotate"]));
     expect(plan.steps[0]?.id).toBe("spf-limits");
     let last = plan.score ?? 0;
     for (const s of plan.steps) {
@@ -104,7 +104,7 @@ describe("the remediation plan", () => {
 
   it("an include with no SPF record is removed, as a decision, and the record then passes", async () => {
     const zone = weakZone();
-    zone["weak.example"] = { ...zone["weak.example"], TXT: ["v=spf1 include:_spf.mailer-typo.example mx ~all"] };
+    zone["weak.example"] = { ...(zone["weak.example"] as object), TXT: ["v=spf1 include:_spf.mailer-typo.example mx ~all"] };
     const { plan } = await planFor(zone);
     const step = plan.steps.find((s) => s.id === "spf-broken-include");
     expect(step?.gate).toBe("decision");
@@ -114,7 +114,7 @@ describe("the remediation plan", () => {
 
   it("two SPF records are merged into one", async () => {
     const zone = weakZone();
-    zone["weak.example"] = { ...zone["weak.example"], TXT: ["v=spf1 mx ~all", "v=spf1 ip4:198.51.100.7 -all"] };
+    zone["weak.example"] = { ...(zone["weak.example"] as object), TXT: ["v=spf1 mx ~all", "v=spf1 ip4:198.51.100.7 -all"] };
     const { plan } = await planFor(zone);
     expect(plan.steps[0]).toMatchObject({ id: "spf-merge", records: [{ value: "v=spf1 mx ip4:198.51.100.7 ~all" }] });
     expect(plan.steps[0]?.closes).toContain("spf.multiple-records");
