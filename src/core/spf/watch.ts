@@ -16,12 +16,16 @@ function ownNetworks(spf: SpfAnalysis): string[] {
   return spf.networks.filter((n) => own(n.domain) && /^ip[46]:/i.test(n.term)).map((n) => n.cidr);
 }
 
-const includedNow = (spf: SpfAnalysis, include: string): boolean => {
+/** Whether the record still reaches `include` through its include/redirect terms. */
+function includedNow(spf: SpfAnalysis, include: string): boolean {
   const seen = new Set<string>();
-  const walk = (n: SpfAnalysis["tree"], depth: number): boolean =>
-    n !== null && depth < 12 && !seen.has(n.domain) && (seen.add(n.domain), n.domain === include || n.terms.some((t) => walk(t.child, depth + 1)));
+  const walk = (n: SpfAnalysis["tree"], depth: number): boolean => {
+    if (n === null || depth >= 12 || seen.has(n.domain)) return false;
+    seen.add(n.domain);
+    return n.domain === include || n.terms.some((t) => walk(t.child, depth + 1));
+  };
   return (spf.tree?.terms ?? []).some((t) => walk(t.child, 0));
-};
+}
 
 /**
  * The watch list after this check: what was watched before, plus each flattening the last plan offered that the
