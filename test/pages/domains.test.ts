@@ -172,9 +172,11 @@ describe("the domain page", () => {
     expect(done).not.toContain("data-refresh-after");
     for (const part of ["SPF", "DMARC", "DKIM", "BIMI", "MTA-STS", "TLS-RPT", "MX", "Blocklists"]) expect(done).toContain(`>${part} <`);
     expect(done).toContain('data-copy="v=spf1 include:_spf.google.com -all"');
-    // p=none without rua: a fix to paste for the DMARC record, with copy buttons.
-    expect(done).toContain("Fixes to publish");
+    // p=none without rua: the plan comes first, with the DMARC record to paste and copy buttons.
+    expect(done).toContain("Your plan to grade A");
+    expect(done.indexOf("Your plan to grade A")).toBeLessThan(done.indexOf('id="posture-h"'));
     expect(done).toContain(`data-copy="_dmarc.${name}"`);
+    expect(done).toMatch(/data-copy="v=DMARC1; p=none; rua=mailto:[0-9a-z]{20}@reports\.test"/);
     expect(done).toMatch(/<svg[^>]*role="img"[^>]*aria-label="Score of /);
     expect(done).toContain("1 check; latest score");
     expect(done).toMatch(/data-copy="[0-9a-z]{20}@reports\.test"/);
