@@ -281,6 +281,45 @@ export const IntelDomainFull = z
           fix: null,
         },
       ],
+      plan: {
+        score: 55,
+        grade: "F",
+        steps: [
+          {
+            id: "mta-sts",
+            category: "mta_sts",
+            title: "Serve an MTA-STS policy in testing mode, then announce it",
+            why: "Serve this policy at https://mta-sts.example.com/.well-known/mta-sts.txt (text/plain, over HTTPS with a valid certificate for mta-sts.example.com) first, then publish the record (RFC 8461 §3.1-3.2, RFC 8460 §3).",
+            gate: "decision",
+            decision: "Serve the policy file at https://mta-sts.example.com/.well-known/mta-sts.txt before publishing the record (a web host or the service's hosting).",
+            records: [{ host: "_mta-sts.example.com", type: "TXT", value: "v=STSv1; id=20261128120155", strings: ["v=STSv1; id=20261128120155"] }],
+            remove: [],
+            files: [
+              {
+                url: "https://mta-sts.example.com/.well-known/mta-sts.txt",
+                content_type: "text/plain",
+                body: "version: STSv1\r\nmode: testing\r\nmx: mx1.example.com\r\nmax_age: 604800\r\n",
+              },
+            ],
+            closes: ["mta_sts.no-policy-host", "tls_rpt.without-mta-sts"],
+            score_after: 71,
+            grade_after: "C",
+          },
+        ],
+        final: { score: 71, grade: "C" },
+        blockers: [
+          "Serve an MTA-STS policy in testing mode, then announce it: Serve the policy file at https://mta-sts.example.com/.well-known/mta-sts.txt before publishing the record (a web host or the service's hosting).",
+          "High: Reports go to example.org, outside example.com, but example.org does not authorise it: receivers drop these reports (RFC 9990 §3.2.3).",
+        ],
+        unresolved: [
+          {
+            category: "dmarc",
+            rule: "dmarc.external-auth-missing",
+            severity: "High",
+            message: "Reports go to example.org, outside example.com, but example.org does not authorise it: receivers drop these reports (RFC 9990 §3.2.3).",
+          },
+        ],
+      },
       fixes: [],
       blacklist_details: {
         listed: [],

@@ -158,7 +158,7 @@ export function spfStep(cur: { domain: string; spf: SpfAnalysis; rules: Set<stri
         id: "spf-limits",
         title: flattened.length > 0 ? "Bring SPF within 10 DNS lookups by flattening provider includes" : "Bring SPF within 10 DNS lookups",
         why:
-          `${flat.steps.join(" ")} The new record${chain.length > 0 ? "s need" : " needs"} ${flat.lookups} DNS-querying terms (limit 10, RFC 7208 §4.6.4) and authorise exactly the same addresses.` +
+          `${flat.steps.map((x) => `${x.charAt(0).toUpperCase()}${x.slice(1)}.`).join(" ")} The new record${chain.length > 0 ? "s need" : " needs"} ${flat.lookups} DNS-querying terms (limit 10, RFC 7208 §4.6.4) and authorise exactly the same addresses.` +
           (flattened.length > 0
             ? ` The service watches ${flattened.join(", ")} and alerts you with updated records when a provider changes its addresses.`
             : ""),
