@@ -626,6 +626,55 @@ export const MUTATIONS = [
     to: "sha256Hex(email)",
     tests: ["test/pages/sign-in-throttle.test.ts"],
   },
+  {
+    name: "plan: a domain not monitored gets DMARC records without rua again",
+    file: "src/core/posture/plan/build.ts",
+    from: "reportRua: options.dmarcRua ?? ownRua,",
+    to: "reportRua: options.dmarcRua ?? null,",
+    tests: ["test/plan/plan-proof.test.ts"],
+  },
+  {
+    name: "plan: an SPF include loop below the top is not found",
+    file: "src/core/posture/plan/spf-steps.ts",
+    from: "n.terms.some((t) => t.note === \"loop\" || broken(t.child, depth + 1))",
+    to: "n.terms.some((t) => broken(t.child, depth + 1))",
+    tests: ["test/plan/plan-proof.test.ts"],
+  },
+  {
+    name: "plan: a domain without SPF gets no step",
+    file: "src/core/posture/plan/spf-steps.ts",
+    from: 'targets: ["spf.none"],',
+    to: "targets: [],",
+    tests: ["test/plan/plan-proof.test.ts"],
+  },
+  {
+    name: "plan: an SPF syntax error gets no step",
+    file: "src/core/posture/plan/spf-steps.ts",
+    from: 'cur.rules.has("spf.syntax") && spf.record',
+    to: 'cur.rules.has("spf.syntax-unused") && spf.record',
+    tests: ["test/plan/plan-proof.test.ts"],
+  },
+  {
+    name: "plan: a/mx terms without addresses stay in SPF",
+    file: "src/core/posture/plan/spf-steps.ts",
+    from: 'targets: ["spf.void-lookup"],',
+    to: "targets: [],",
+    tests: ["test/plan/plan-proof.test.ts"],
+  },
+  {
+    name: "plan: flattening stops at 10 lookups, one include from permerror",
+    file: "src/core/posture/plan/spf-steps.ts",
+    from: "maxLookups: 7 }",
+    to: "maxLookups: 10 }",
+    tests: ["test/plan/plan-proof.test.ts"],
+  },
+  {
+    name: "plan: a parked domain's p=reject without rua is dropped, leaving no DMARC",
+    file: "src/core/posture/plan/other-steps.ts",
+    from: ', ...(noRua ? ["dmarc.rua-missing"] : [])],',
+    to: "],",
+    tests: ["test/plan/plan-proof.test.ts"],
+  },
 ];
 
 const args = process.argv.slice(2);
