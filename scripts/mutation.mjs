@@ -675,6 +675,48 @@ export const MUTATIONS = [
     to: "],",
     tests: ["test/plan/plan-proof.test.ts"],
   },
+  {
+    name: "spf flattening: an include's networks keep what an earlier -ip4 of its record excluded",
+    file: "src/core/spf/flatten-pass-set.ts",
+    from: "const rest = subtract(set, denied);",
+    to: "const rest = set;",
+    tests: ["src/core/spf/flatten.test.ts", "src/core/spf/flatten.property.test.ts"],
+  },
+  {
+    name: "spf flattening: a ~include becomes pass networks",
+    file: "src/core/spf/flatten.ts",
+    from: 'if (item.kind === "net") out.push({ kind: "net", qualifier: t.qualifier, set: item.set });',
+    to: 'if (item.kind === "net") out.push({ kind: "net", qualifier: "+", set: item.set });',
+    tests: ["src/core/spf/flatten.test.ts", "src/core/spf/flatten.property.test.ts"],
+  },
+  {
+    name: "spf flattening: networks under different qualifiers merged",
+    file: "src/core/spf/flatten-build.ts",
+    from: 'else if (last?.kind === "run" && last.qualifier === p.qualifier)',
+    to: 'else if (last?.kind === "run")',
+    tests: ["src/core/spf/flatten.property.test.ts"],
+  },
+  {
+    name: "spf flattening: an include dropped across a non-pass term",
+    file: "src/core/spf/flatten.ts",
+    from: 'm.state === "drop" || (isMech(m.term) && m.term.qualifier === "+" && m.term.name !== "all")',
+    to: 'm.state === "drop" || (isMech(m.term) && m.term.name !== "all")',
+    tests: ["src/core/spf/flatten.test.ts"],
+  },
+  {
+    name: "spf flattening: the include chain's lookups not counted",
+    file: "src/core/spf/flatten.ts",
+    from: "const withChain = { ...counts, lookups: counts.lookups + built.chains.length };",
+    to: "const withChain = { ...counts, lookups: counts.lookups };",
+    tests: ["src/core/spf/flatten.test.ts", "src/core/spf/flatten.property.test.ts"],
+  },
+  {
+    name: "spf flattening: an include loop is flattened instead of refused",
+    file: "src/core/spf/flatten-blockers.ts",
+    from: 'if (t.note === "loop")',
+    to: "if (false)",
+    tests: ["src/core/spf/flatten.test.ts"],
+  },
 ];
 
 const args = process.argv.slice(2);
