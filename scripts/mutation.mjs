@@ -636,7 +636,7 @@ export const MUTATIONS = [
   {
     name: "plan: an SPF include loop below the top is not found",
     file: "src/core/posture/plan/spf-steps.ts",
-    from: "n.terms.some((t) => t.note === \"loop\" || broken(t.child, depth + 1))",
+    from: 'n.terms.some((t) => t.note === "loop" || broken(t.child, depth + 1))',
     to: "n.terms.some((t) => broken(t.child, depth + 1))",
     tests: ["test/plan/plan-proof.test.ts"],
   },
