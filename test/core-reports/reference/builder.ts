@@ -194,6 +194,8 @@ export class ReportBuilder {
     const begin = F.epochSeconds(t(`${MD}date_range/begin`) ?? "");
     const end = F.epochSeconds(t(`${MD}date_range/end`) ?? "");
     if (begin === null || end === null || end < begin) return err(bad("missing or invalid date_range"));
+    // RFC 7489 Appendix C: <record> has minOccurs="1".
+    if (this.records === 0) return err({ code: "no_records", message: "the report has no <record> element; an aggregate report holds at least one" });
     const low = (k: string): string | null => t(PP + k)?.toLowerCase() ?? null;
     return ok({
       metadata: {
