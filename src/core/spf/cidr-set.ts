@@ -45,8 +45,11 @@ export function cidrSet(cidr: string): AddressSet | null {
   const ip = parseIp(addr);
   if (!ip) return null;
   const bits = BITS[ip.version];
-  const prefix = len === undefined ? bits : Number(len);
-  if (!Number.isInteger(prefix) || prefix < 0 || prefix > bits) return null;
+  const given = len === undefined ? bits : Number(len);
+  if (!Number.isInteger(given) || given < 0 || given > 128) return null;
+  // An IPv4-mapped ip6: network (::ffff:a.b.c.d) is an IPv4 network, as check_host() reads it (./ip.ts):
+  // a prefix past the 32 bits of the address matches the address itself.
+  const prefix = Math.min(given, bits);
   const hostBits = BigInt(bits - prefix);
   const lo = (toBig(ip) >> hostBits) << hostBits;
   const range: [bigint, bigint] = [lo, lo + (1n << hostBits) - 1n];

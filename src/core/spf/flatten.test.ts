@@ -224,7 +224,11 @@ describe("flattenSpf", () => {
   it("subtracts an included record's -ip4 and ~ip4 terms from the networks it passes", async () => {
     const zone: Zone = {
       ...bigZone("v=spf1 include:esp.example.net include:_spf.google.com include:mail.zendesk.com include:spf.protection.outlook.com -all"),
-      "esp.example.net": { TXT: ["v=spf1 -ip4:198.51.100.7 ~ip4:198.51.100.128/25 ip4:198.51.100.0/24 include:_spf.google.com include:mail.zendesk.com -all"] },
+      "esp.example.net": {
+        TXT: [
+          "v=spf1 -ip4:198.51.100.7 ~ip4:198.51.100.128/25 ip4:198.51.100.0/24 ip6:::ffff:203.0.113.9 include:_spf.google.com include:mail.zendesk.com -all",
+        ],
+      },
     };
     const r = okOf(await flatten(zone));
     expect(r.flattened.find((f) => f.include === "esp.example.net")?.cidrs.filter((c) => c.startsWith("198.51.100."))).toEqual([
@@ -236,7 +240,18 @@ describe("flattenSpf", () => {
       "198.51.100.32/27",
       "198.51.100.64/26",
     ]);
-    await expectSameResults(zone, r, "example.com", [...SAMPLES, "198.51.100.6", "198.51.100.7", "198.51.100.8", "198.51.100.127", "198.51.100.128"]);
+    // An IPv4-mapped ip6: network is the IPv4 address, as check_host() reads it.
+    expect(r.flattened.find((f) => f.include === "esp.example.net")?.cidrs).toContain("203.0.113.9/32");
+    await expectSameResults(zone, r, "example.com", [
+      ...SAMPLES,
+      "198.51.100.6",
+      "198.51.100.7",
+      "198.51.100.8",
+      "198.51.100.127",
+      "198.51.100.128",
+      "203.0.113.9",
+      "203.0.113.10",
+    ]);
   });
 
   it("follows a redirect= inside an include and keeps the include's own qualifier on the networks", async () => {
