@@ -5,7 +5,9 @@
 import { Hono } from "hono";
 import type { FC } from "hono/jsx";
 import type { AppEnv } from "../context";
+import { COMMON_SELECTORS } from "../core/dkim/selectors";
 import { getDkimOverview } from "../services/dkim-inventory/overview";
+import { MAX_SELECTORS } from "../services/dkim-inventory/refresh";
 import { deleteDomain } from "../services/domains/delete-domain";
 import { getDomainDetail } from "../services/domains/domain-detail";
 import { listChecks, listDiffs } from "../services/checks/history";
@@ -38,7 +40,9 @@ const DkimPart: FC<{ id: number; dkim: Overview }> = ({ id, dkim }) => (
       {dkim.summary.active > 0 ? <span class="badge ok">{`${dkim.summary.active} active`}</span> : <span class="badge warn">no active selector known</span>}
     </h3>
     {dkim.selectors.length === 0 ? (
-      <p class="small muted">No selectors found yet. Selectors cannot be listed from DNS; add the ones you sign with on the DKIM page.</p>
+      <p class="small muted">
+        {`No selectors found yet. Selectors cannot be listed from DNS: each check tries the selectors of the providers your MX and SPF records name, then ${COMMON_SELECTORS.join(", ")} and the other providers' names (${MAX_SELECTORS} at most). Add the ones you sign with on the DKIM page.`}
+      </p>
     ) : (
       <ul class="plain">
         {dkim.selectors.map((s) => (

@@ -15,7 +15,8 @@ import { fieldMessages, GradeBadge, StatusBadge } from "./domain-format";
 import { frameOf } from "./frame";
 import { checkCsrf, readForm, signedInOrRedirect } from "./guard";
 import { type Frame, CsrfField, Layout, Notice } from "./layout";
-import { PasteFixes, PostureParts } from "./posture-parts";
+import { PlanView } from "./plan-view";
+import { PostureParts } from "./posture-parts";
 import { meterPage } from "./meter";
 
 type Full = Extract<Awaited<ReturnType<typeof domainIntel>>, { view: "full" }>;
@@ -51,7 +52,7 @@ const DomainResult: FC<{ a: Full }> = ({ a }) => (
       <GradeBadge grade={a.grade} />
     </div>
     <p>{`Score ${a.score ?? "—"}; DMARC policy ${a.dmarc_policy ?? "none"}; ${a.queries} DNS queries.`}</p>
-    <PasteFixes fixes={a.fixes} />
+    <PlanView plan={a.plan} />
     <div class="panel">
       <PostureParts posture={{ records: a.records as Record<string, unknown>, blacklists: a.blacklist_details ?? null, findings: a.findings }} />
     </div>

@@ -30,7 +30,9 @@ describe("intel", () => {
     expect(html).toMatch(/class="grade [A-F]"/);
     for (const part of ["SPF", "DMARC", "BIMI", "MTA-STS", "TLS-RPT", "MX", "Blocklists"]) expect(html).toContain(`>${part} <`);
     expect(html).toContain('data-copy="v=DMARC1; p=none"');
-    expect(html).toContain("Fixes to publish");
+    // The same remediation plan as /api/v1/intel/domain, with the DMARC record to publish.
+    expect(html).toContain("Your plan to grade A");
+    expect(html).toMatch(/data-copy="v=DMARC1; p=none; rua=mailto:[^"]+"/);
     expect(html).not.toMatch(/style="/);
   });
 
