@@ -153,6 +153,27 @@ describe("flattenSpf", () => {
     await expectSameResults(zone, r, "example.com", [...SAMPLES, "198.18.0.1", "198.18.237.255", "198.18.238.0", "198.18.239.255", "2001:db8:aaaa::5"]);
   });
 
+  it("flattens a record of 20 provider includes too long for the length limit even before it is over the lookup limit of its own terms", async () => {
+    const names = Array.from({ length: 20 }, (_, i) => `_spf.provider-number-${i}.example.net`);
+    const zone: Zone = { "example.com": { TXT: [`v=spf1 ${names.map((n) => `include:${n}`).join(" ")} ~all`] } };
+    names.forEach((n, i) => {
+      zone[n] = { TXT: [`v=spf1 ip4:198.18.${i}.0/24 ip6:2001:db8:${i.toString(16)}::/48 -all`] };
+    });
+    expect(octets((zone["example.com"] as { TXT: string[] }).TXT[0] ?? "")).toBeGreaterThan(512);
+    const r = okOf(await flatten(zone, "example.com", { maxLookups: 7, maxRecordOctets: 450 }));
+    expectWithinLimits(r, 450);
+    expect(r.lookups).toBeLessThanOrEqual(7);
+    const published = publish(zone, r.records);
+    for (const [i, ip] of [
+      ["0", "198.18.0.1"],
+      ["19", "2001:db8:13::1"],
+      ["x", "192.0.2.1"],
+    ]) {
+      const want = i === "x" ? "softfail" : "pass";
+      expect((await evaluateSpf(ip, "example.com", "a@example.com", new FakeResolver(published))).result, `${ip}`).toBe(want);
+    }
+  });
+
   it("drops duplicated and nested includes and stops there when that is enough", async () => {
     const zone = bigZone(
       "v=spf1 include:_spf.google.com include:sendgrid.net include:_netblocks.google.com include:spf.protection.outlook.com include:sendgrid.net include:mail.zendesk.com ~all",

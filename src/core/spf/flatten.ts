@@ -278,6 +278,13 @@ export function flattenSpf(analysis: SpfAnalysis, opts: SpfFlattenOptions = {}):
     let built = buildRecords(piecesOf(slots, extras, anyFlat), analysis.domain, Number.POSITIVE_INFINITY, taken);
     if (built && octets(built.root) > max) built = buildRecords(piecesOf(slots, extras, true), analysis.domain, max, taken);
     if (!built) {
+      // The terms that stay do not fit even with every network in a chain: an include flattened moves its
+      // text into networks the chain can carry, so flatten the longest one left and try again (RFC 7208 §3.4).
+      const longest = slots.filter((x) => x.state === "keep" && x.tier === 1).sort((a, b) => b.term.raw.length - a.term.raw.length)[0];
+      if (longest) {
+        longest.state = "flat";
+        continue;
+      }
       return {
         ok: false,
         reason: `the terms that must stay in the record of ${analysis.domain} do not fit in ${max} octets even with every network moved into an include chain (RFC 7208 §3.4)`,
