@@ -569,7 +569,8 @@ export const MUTATIONS = [
     from: "sha256Hex(inboxOf(email))",
     to: "sha256Hex(email)",
     tests: ["test/pages/sign-in-throttle.test.ts"],
-  },  {
+  },
+  {
     name: "a refused report upload is an error page again, not said on the form",
     file: "src/pages/dmarc.tsx",
     from: "if (e instanceof ApiError && (e.status === 413 || e.status === 422)) return e;",
@@ -593,7 +594,9 @@ export const MUTATIONS = [
   {
     name: "the queued check's notice shows its internal id",
     file: "src/pages/domain-page.tsx",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text a mutation replaces, not a template
     from: "is queued (since ${when(pending.queued_at)})",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text a mutation replaces, not a template
     to: "is queued (${pending.check_id}, since ${when(pending.queued_at)})",
     tests: ["test/pages/customer-view.test.ts"],
   },
@@ -607,7 +610,9 @@ export const MUTATIONS = [
   {
     name: "drift alert titles name the field instead of saying the change",
     file: "src/services/checks/changes.ts",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text a mutation replaces, not a template
     from: "title: `${changeSentence(c.category, c.field, fieldText(c.before), fieldText(c.after))} on ${ctx.domain.name}`,",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text a mutation replaces, not a template
     to: "title: `${c.category} ${c.field} changed on ${ctx.domain.name}`,",
     tests: ["test/pages/customer-view.test.ts"],
   },
@@ -733,7 +738,7 @@ export const MUTATIONS = [
   {
     name: "plan: the DMARC view gives a record of its own instead of the plan's",
     file: "src/services/dmarc/analytics.ts",
-    from: "const planned = (await latestPosture(svc, domain))?.plan?.steps.find((s) => s.category === \"dmarc\")?.records[0]?.value;",
+    from: 'const planned = (await latestPosture(svc, domain))?.plan?.steps.find((s) => s.category === "dmarc")?.records[0]?.value;',
     to: "const planned = undefined as string | undefined;",
     tests: ["test/routes/dmarc/plan-record.test.ts"],
   },

@@ -6,7 +6,7 @@
 // readable; "Copied" is announced; the favicon is served. Screenshots and axe-core on every page.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { look, signIn, startStack } from "./harness.mjs";
+import { addVerifiedDomain, look, signIn, startStack } from "./harness.mjs";
 
 const stamp = Date.now().toString(36);
 const owner = `cv-owner-${stamp}@example.com`;
@@ -70,14 +70,7 @@ test("a customer's way through the dashboard at desktop and phone widths", async
   assert.equal(await page.getByLabel("Domain name").inputValue(), "my shop");
   await look(page, "cv-domain-new-error");
 
-  await page.getByLabel("Domain name").fill(domain);
-  await page.getByRole("button", { name: "Add domain" }).click();
-  await page.getByText("Publish this TXT record").waitFor();
-  const value = await page.locator("dd code").nth(2).textContent();
-  stack.doh.set(`_emailauth-verify.${domain}`, { TXT: [value] });
-  await page.getByRole("button", { name: "Verify now" }).click();
-  await page.getByText("Ownership verified.").waitFor();
-  domainPath = new URL(page.url()).pathname;
+  domainPath = await addVerifiedDomain(page, stack.doh, domain);
   if ((await page.locator("[data-refresh-after]").count()) > 0) {
     // Queued: the button looks and is disabled, and the notice has no internal id.
     assert.equal(await page.getByRole("button", { name: "Check queued…" }).isDisabled(), true);

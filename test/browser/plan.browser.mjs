@@ -4,7 +4,7 @@
 // the check again, and the grade rises to the one the plan projected. Screenshots at 1280 and 390 px, axe.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { look, signIn, startStack } from "./harness.mjs";
+import { addVerifiedDomain, look, signIn, startStack } from "./harness.mjs";
 
 const stamp = Date.now().toString(36);
 const owner = `plan-owner-${stamp}@example.com`;
@@ -55,15 +55,7 @@ const scoreOf = async (page) => Number(await page.locator(".domain-stats strong"
 test("a weak domain's plan, pasted step by step into DNS, raises the grade as projected", async () => {
   const { page } = await stack.person();
   await signIn(page, owner);
-  await page.goto("/domains/new");
-  await page.getByLabel("Domain name").fill(domain);
-  await page.getByRole("button", { name: "Add domain" }).click();
-  await page.getByText("Publish this TXT record").waitFor();
-  const value = await page.locator("dd code").nth(2).textContent();
-  stack.doh.set(`_emailauth-verify.${domain}`, { TXT: [value] });
-  await page.getByRole("button", { name: "Verify now" }).click();
-  await page.getByText("Ownership verified.").waitFor();
-  const domainPath = new URL(page.url()).pathname;
+  const domainPath = await addVerifiedDomain(page, stack.doh, domain);
   await page.locator("#plan-h").waitFor({ timeout: 120_000 });
   await page.locator("#part-spf").waitFor({ timeout: 120_000 });
   const before = await scoreOf(page);

@@ -5,7 +5,7 @@
 // a viewer who finds no change control. Screenshots and axe-core on every page.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { look, openMailLink, signIn, startStack } from "./harness.mjs";
+import { addVerifiedDomain, look, openMailLink, signIn, startStack } from "./harness.mjs";
 
 const stamp = Date.now();
 const owner = `rw-owner-${stamp}@example.com`;
@@ -34,15 +34,7 @@ after(async () => {
 test("uploads a DMARC report and sees it in the chart, the sources and the stored reports", async () => {
   const { page, context } = await stack.person();
   await signIn(page, owner);
-  await page.goto("/domains/new");
-  await page.getByLabel("Domain name").fill(domain);
-  await page.getByRole("button", { name: "Add domain" }).click();
-  await page.getByText("Publish this TXT record").waitFor();
-  const value = await page.locator("dd code").nth(2).textContent();
-  stack.doh.set(`_emailauth-verify.${domain}`, { TXT: [value] });
-  await page.getByRole("button", { name: "Verify now" }).click();
-  await page.getByText("Ownership verified.").waitFor();
-  dmarcPath = `${new URL(page.url()).pathname.replace(/\/verify$/, "")}/dmarc`;
+  dmarcPath = `${await addVerifiedDomain(page, stack.doh, domain)}/dmarc`;
   await page.goto(dmarcPath);
   await look(page, "dmarc-empty");
   await page.getByLabel("Report file").setInputFiles({ name: "report.xml", mimeType: "text/xml", buffer: Buffer.from(report) });

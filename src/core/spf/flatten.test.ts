@@ -164,12 +164,11 @@ describe("flattenSpf", () => {
     expectWithinLimits(r, 450);
     expect(r.lookups).toBeLessThanOrEqual(7);
     const published = publish(zone, r.records);
-    for (const [i, ip] of [
-      ["0", "198.18.0.1"],
-      ["19", "2001:db8:13::1"],
-      ["x", "192.0.2.1"],
-    ]) {
-      const want = i === "x" ? "softfail" : "pass";
+    for (const [ip, want] of [
+      ["198.18.0.1", "pass"],
+      ["2001:db8:13::1", "pass"],
+      ["192.0.2.1", "softfail"],
+    ] as const) {
       expect((await evaluateSpf(ip, "example.com", "a@example.com", new FakeResolver(published))).result, `${ip}`).toBe(want);
     }
   });

@@ -291,7 +291,8 @@ export const IntelDomainFull = z
             title: "Serve an MTA-STS policy in testing mode, then announce it",
             why: "Serve this policy at https://mta-sts.example.com/.well-known/mta-sts.txt (text/plain, over HTTPS with a valid certificate for mta-sts.example.com) first, then publish the record (RFC 8461 §3.1-3.2, RFC 8460 §3).",
             gate: "decision",
-            decision: "Serve the policy file at https://mta-sts.example.com/.well-known/mta-sts.txt before publishing the record (a web host or the service's hosting).",
+            decision:
+              "Serve the policy file at https://mta-sts.example.com/.well-known/mta-sts.txt before publishing the record (a web host or the service's hosting).",
             records: [{ host: "_mta-sts.example.com", type: "TXT", value: "v=STSv1; id=20261128120155", strings: ["v=STSv1; id=20261128120155"] }],
             remove: [],
             files: [

@@ -1,17 +1,11 @@
 // A step before projection: what it publishes and which findings it means to close. No I/O.
 import type { Finding } from "../../types";
 import type { PartStatus } from "../../part/types";
-import type { PostureCategory } from "../types";
 import type { PlannedFile, ZoneEdit } from "./overlay";
-import type { PlanRecord, StepGate } from "./types";
+import type { PlanRecord, PlanStep } from "./types";
 
-export interface Draft {
-  id: string;
-  category: PostureCategory;
-  title: string;
-  why: string;
-  gate: StepGate;
-  decision: string | null;
+/** The step as it will be shown, less what the projection computes (closes, the score after). */
+export interface Draft extends Pick<PlanStep, "id" | "category" | "title" | "why" | "gate" | "decision"> {
   records: Omit<PlanRecord, "strings">[];
   remove?: Omit<PlanRecord, "strings">[];
   files?: PlannedFile[];
