@@ -757,6 +757,13 @@ export const MUTATIONS = [
     tests: ["test/queues/flattened-watch.test.ts"],
   },
   {
+    name: "plan: a parked domain is told to set up DKIM",
+    file: "src/core/posture/plan/build.ts",
+    from: "if (!cur.parts.mx.nullMx) await tryStep(dkimSetupStep(dkim, domain), true);",
+    to: "await tryStep(dkimSetupStep(dkim, domain), true);",
+    tests: ["src/core/posture/plan/plan.test.ts"],
+  },
+  {
     name: "dkim: the common generic selectors are tried after every provider's",
     file: "src/core/dkim/selectors.ts",
     from: "...first, ...COMMON_SELECTORS, ...PROVIDERS.flatMap((e) => e.selectors), ...GENERIC_SELECTORS",

@@ -7,6 +7,9 @@ export const dkimPart = definePart({
   label: "DKIM",
   weight: 15,
   recordEvent: false,
+  // A null-MX domain sends no mail either (RFC 7505 §4), so a missing key is not_applicable there
+  // (docs/scoring.md §2), like the receiving-side parts.
+  inbound: { parkedRules: [] },
   removal: "High",
   recordChange: "Medium",
   run: async (ctx) => ctx.settings.dkim ?? null,

@@ -119,7 +119,8 @@ export async function buildRemediationPlan(input: PlanInput): Promise<PlanOutput
   await tryStep(mtaStsStep(cur, now));
   await tryStep(mtaStsEnforceStep(cur, now));
   await tryStep(dkimStep(cur, dkim));
-  await tryStep(dkimSetupStep(dkim, domain), true);
+  // A domain that receives and sends no mail (null MX) needs no signing key (RFC 7505).
+  if (!cur.parts.mx.nullMx) await tryStep(dkimSetupStep(dkim, domain), true);
   for (const stage of enforcing) await tryStep(dmarcStep(domain, stage, false, ruleSet(cur)), true);
   await tryStep(partFixStep(cur, "bimi", "Fix the BIMI record"));
 

@@ -128,6 +128,16 @@ describe("the remediation plan", () => {
     expect(first?.records[0]?.value).toBe(`v=DMARC1; p=quarantine; t=y; rua=${RUA},mailto:owner@weak.example`);
   });
 
+  it("a parked domain (null MX) is told to reject everything and publish v=spf1 -all, never to set up DKIM", async () => {
+    const zone = weakZone();
+    zone["weak.example"] = { MX: [{ preference: 0, exchange: "" }] };
+    delete zone["_dmarc.weak.example"];
+    const { plan } = await planFor(zone, { dkim: { status: "missing", findings: [] } });
+    expect(plan.steps.map((s) => s.id)).not.toContain("dkim-setup");
+    expect(plan.steps.find((s) => s.category === "spf")?.records[0]?.value).toBe("v=spf1 -all");
+    expect(plan.steps.find((s) => s.category === "dmarc")?.records[0]?.value).toMatch(/^v=DMARC1; p=reject; sp=reject/);
+  });
+
   it("a DNS failure gives no step for the part that failed", async () => {
     const zone = weakZone();
     zone["_dmarc.weak.example"] = "temperror";
