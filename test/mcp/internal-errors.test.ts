@@ -7,7 +7,7 @@ import { unique } from "../support/api";
 import { makeTeam } from "../support/api";
 import { Browser } from "../support/browser";
 import { insertDomain } from "../support/factories";
-import { authorized, email } from "./oauth-flow";
+import { authorized, email } from "../support/oauth-flow";
 import { callTool, connect, errorOf } from "./support";
 
 const SECRET = "D1_ERROR: credentials sk_live_51HxTESTsecret for db-primary.internal:5432";

@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from "vitest";
 import { REFRESH_RETRY_GRACE_SECONDS } from "../../src/mcp/refresh-reuse";
 import { REGISTRATION_MAX_BYTES, REGISTRATIONS_PER_MINUTE } from "../../src/mcp/registration-limits";
 import { Browser } from "../support/browser";
-import { authorized, email, REDIRECT, token, type Tokens } from "./oauth-flow";
+import { authorized, email, REDIRECT, token, type Tokens } from "../support/oauth-flow";
 
 let nextIp = 0;
 /** A browser with its own client address, so each test has its own registration budget. */

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { unique } from "../support/api";
 import { Browser, ORIGIN } from "../support/browser";
-import { consent, email, MCP, mcpClient, pkce, REDIRECT, register, token } from "./oauth-flow";
+import { consent, email, MCP, mcpClient, pkce, REDIRECT, register, token } from "../support/oauth-flow";
 import { callTool, dataOf, errorOf } from "./support";
 
 describe("OAuth discovery", () => {

@@ -3,15 +3,7 @@
 // exchanged for tokens. Then /mcp with the access token and a refresh, to tell a live grant from a revoked one.
 import { exports } from "cloudflare:workers";
 import type { Browser } from "./browser";
-
-const REDIRECT = "http://127.0.0.1:33418/callback";
-const MCP = "https://app.test/mcp";
-
-const b64url = (bytes: ArrayBuffer | Uint8Array) =>
-  btoa(String.fromCharCode(...new Uint8Array(bytes)))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "");
+import { consent, MCP, pkce, REDIRECT, register, token } from "./oauth-flow";
 
 export interface AgentTokens {
   clientId: string;
@@ -21,44 +13,19 @@ export interface AgentTokens {
 
 /** The signed-in browser's member allows a new agent on their current team with `scope`; returns its tokens. */
 export async function allowAgent(b: Browser, scope: "full" | "read_only" = "full"): Promise<AgentTokens> {
-  const registered = await b.fetch("/oauth/register", {
-    method: "POST",
-    origin: null,
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      client_name: "Grant Test Agent",
-      redirect_uris: [REDIRECT],
-      token_endpoint_auth_method: "none",
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-    }),
-  });
-  if (registered.status !== 201) throw new Error(`registration failed: ${registered.status}`);
-  const clientId = ((await registered.json()) as { client_id: string }).client_id;
-  const verifier = b64url(crypto.getRandomValues(new Uint8Array(32)));
-  const challenge = b64url(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)));
-  const q = new URLSearchParams({
-    response_type: "code",
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-    state: "st",
-    scope,
-    resource: MCP,
-  });
-  const html = await (await b.fetch(`/oauth/authorize?${q}`)).text();
-  const handle = /name="handle" value="([^"]+)"/.exec(html)?.[1];
-  const csrf = /name="_csrf" value="([0-9A-Za-z]{32})"/.exec(html)?.[1];
-  const teamId = /<option value="(\d+)" selected/.exec(html)?.[1];
-  if (!handle || !csrf || !teamId) throw new Error("consent page lacks its form");
+  const clientId = await register(b);
+  const { verifier, challenge } = await pkce();
+  const { handle, csrf, teamId } = await consent(b, clientId, challenge, scope);
   const approved = await b.fetch("/oauth/authorize", { method: "POST", form: { _csrf: csrf, handle, team_id: teamId, scope, decision: "approve" } });
   const code = new URL(approved.headers.get("location") ?? "").searchParams.get("code");
   if (!code) throw new Error(`consent did not redirect with a code: ${approved.status}`);
-  const issued = await b.fetch("/oauth/token", {
-    method: "POST",
-    origin: null,
-    form: { grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: clientId, code_verifier: verifier, resource: MCP },
+  const issued = await token(b, {
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: REDIRECT,
+    client_id: clientId,
+    code_verifier: verifier,
+    resource: MCP,
   });
   if (issued.status !== 200) throw new Error(`token exchange failed: ${issued.status}`);
   const tokens = (await issued.json()) as { access_token: string; refresh_token: string };

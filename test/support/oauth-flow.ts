@@ -4,8 +4,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { expect } from "vitest";
-import { unique } from "../support/api";
-import { type Browser, ORIGIN } from "../support/browser";
+import { unique } from "./api";
+import { type Browser, ORIGIN } from "./browser";
 
 export const MCP = `${ORIGIN}/mcp`;
 export const REDIRECT = "http://127.0.0.1:33418/callback";
