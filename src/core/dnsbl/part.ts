@@ -55,7 +55,7 @@ function diffListings(prev: PartSnapshot, curr: PartSnapshot): FieldChange[] {
 
 export const blacklistPart = definePart({
   id: "blacklist",
-  label: "Blacklist",
+  label: "Blocklist",
   weight: 5,
   recordEvent: false,
   removal: "Info",

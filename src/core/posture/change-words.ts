@@ -2,18 +2,7 @@
 // alert's title and the domain page's list of changes ("DMARC policy changed from none to quarantine",
 // never "dmarc p"). The field names are those the parts' snapshots declare (core/<topic>/part.ts) and
 // the DKIM inventory's `selector:` / `record:` fields (services/checks/changes.ts). No I/O.
-
-const PART_WORDS: Record<string, string> = {
-  spf: "SPF",
-  dmarc: "DMARC",
-  dkim: "DKIM",
-  bimi: "BIMI",
-  mta_sts: "MTA-STS",
-  tls_rpt: "TLS-RPT",
-  mx: "MX",
-  dane: "DANE",
-  blacklist: "Blocklist",
-};
+import { PARTS } from "./registry";
 
 const FIELD_WORDS: Record<string, Record<string, string>> = {
   // RFC 9989 tags: p, sp, np, pct (t replaces pct), rua, adkim, aspf.
@@ -36,7 +25,8 @@ const FIELD_WORDS: Record<string, Record<string, string>> = {
 };
 
 /** The part's name as people know it ("MTA-STS"); an unknown part is upper-cased. */
-export const partWords = (category: string): string => PART_WORDS[category] ?? category.toUpperCase().replace(/_/g, "-");
+/** The part's own label (core/posture/registry.ts); an unknown category in capitals. */
+export const partWords = (category: string): string => PARTS.find((p) => p.id === category)?.label ?? category.toUpperCase().replace(/_/g, "-");
 
 /** A field's name in words ("policy" for dmarc p); an unknown field keeps its name with spaces. */
 export const fieldWords = (category: string, field: string): string => FIELD_WORDS[category]?.[field] ?? field.replace(/_/g, " ");

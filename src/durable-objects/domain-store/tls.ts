@@ -93,20 +93,11 @@ export function tlsReplayOf(db: StoreDb, orgName: string, reportId: string): Tls
   const failures = db.all<{ policy: number; type: string; n: number }>(
     sql`SELECT policy_ref AS policy, result_type AS type, failed_count AS n FROM tls_failures WHERE report_ref = ${r.id} ORDER BY id`,
   );
+  // The row is the report as it was ingested, less its key and its summarised mark.
+  const { id, summarisedAt: _pending, via, ...stored } = r;
   return {
-    ref: r.id,
-    report: {
-      orgName: r.orgName,
-      reportId: r.reportId,
-      contact: r.contact,
-      dateBegin: r.dateBegin,
-      dateEnd: r.dateEnd,
-      day: r.day,
-      successful: r.successful,
-      failed: r.failed,
-      via: r.via === "email" ? "email" : "https",
-      receivedAt: r.receivedAt,
-    },
+    ref: id,
+    report: { ...stored, via: via === "email" ? "email" : "https" },
     policies: policies.map((p) => ({
       policyType: p.type,
       failures: failures.filter((f) => f.policy === p.id).map((f) => ({ resultType: f.type, failedCount: num(f.n) })),

@@ -84,16 +84,8 @@ export interface DmarcWindowQuery {
 /** A stored report whose D1 step is replayed by the sweep (D160): what the step needs, from the object. */
 export interface DmarcReplay {
   result: DmarcIngestResult;
-  report: {
-    orgName: string;
-    reportId: string;
-    email: string | null;
-    version: string | null;
-    dateBegin: number;
-    dateEnd: number;
-    records: number;
-    policy: string | null;
-  };
+  /** The stored report; its policy as the JSON text the object keeps. */
+  report: Pick<DmarcIngestInput, "orgName" | "reportId" | "email" | "version" | "dateBegin" | "dateEnd" | "records"> & { policy: string | null };
   /** The report's rows as a JSON array of DmarcRowTuple (an RPC stub's type would widen the tuples). */
   rowsJson: string;
 }
