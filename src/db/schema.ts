@@ -466,7 +466,246 @@ export const devOutbox = sqliteTable("dev_outbox", {
   recipient: text("recipient").notNull(),
   subject: text("subject").notNull(),
   body: text("body").notNull(),
+  /** The whole MIME message, when the sender built one (notifications and digests): /dev/outbox shows its HTML part. */
+  raw: text("raw"),
   createdAt: createdAt(),
 });
 
 // ---- Beyond aggregate reports (docs/decisions.md D100-D109) ----
+
+// ---- Notifications to people: channels, rules, grouped messages and digests (docs/decisions.md D176-D190) ----
+
+export const CHANNEL_KINDS = ["email", "slack", "teams", "pagerduty"] as const;
+export type ChannelKind = (typeof CHANNEL_KINDS)[number];
+/** An email channel mails the members who opted in, or one outside address once it confirmed (D177). */
+export const EMAIL_MODES = ["members", "address"] as const;
+export const DIGEST_FREQUENCIES = ["weekly", "daily", "off"] as const;
+export type DigestFrequency = (typeof DIGEST_FREQUENCIES)[number];
+
+/** Where notifications go. A chat URL or routing key is sealed like a webhook secret; only its hint is shown (D178). */
+export const notificationChannels = sqliteTable(
+  "notification_channels",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: CHANNEL_KINDS }).notNull(),
+    name: text("name").notNull(),
+    emailMode: text("email_mode", { enum: EMAIL_MODES }),
+    /** The outside address of an address channel (lower-cased). */
+    address: text("address"),
+    /** An address channel sends nothing until the address confirmed by its link (D177). */
+    confirmedAt: ms("confirmed_at"),
+    confirmTokenHash: text("confirm_token_hash"),
+    confirmExpiresAt: ms("confirm_expires_at"),
+    /** Sealed (AES-GCM, bound to the channel) webhook URL or PagerDuty routing key. */
+    targetEnc: text("target_enc"),
+    /** What may be shown of the target: host and the last four characters. */
+    targetHint: text("target_hint"),
+    enabled: bool("enabled").notNull().default(true),
+    failureCount: integer("failure_count").notNull().default(0),
+    disabledAt: ms("disabled_at"),
+    disabledReason: text("disabled_reason"),
+    lastSuccessAt: ms("last_success_at"),
+    lastFailureAt: ms("last_failure_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("notification_channels_team_idx").on(t.teamId)],
+);
+
+/** Which alerts a channel takes: kinds (null: all), a minimum severity, domains (null: all) and a cooldown (D180). */
+export const notificationRules = sqliteTable(
+  "notification_rules",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    channelId: integer("channel_id")
+      .notNull()
+      .references(() => notificationChannels.id, { onDelete: "cascade" }),
+    kinds: text("kinds", { mode: "json" }).$type<string[] | null>(),
+    minSeverity: text("min_severity").notNull(),
+    domainIds: text("domain_ids", { mode: "json" }).$type<number[] | null>(),
+    cooldownMinutes: integer("cooldown_minutes").notNull().default(60),
+    createdAt: createdAt(),
+  },
+  (t) => [index("notification_rules_team_idx").on(t.teamId), index("notification_rules_channel_idx").on(t.channelId)],
+);
+
+/** Members who opted in to a members email channel; the one-click unsubscribe deletes the row (RFC 8058). */
+export const channelSubscribers = sqliteTable(
+  "channel_subscribers",
+  {
+    channelId: integer("channel_id")
+      .notNull()
+      .references(() => notificationChannels.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.channelId, t.userId] }), index("channel_subscribers_user_idx").on(t.teamId, t.userId)],
+);
+
+export const NOTIFICATION_STATUSES = ["collecting", "pending", "delivered", "failed", "skipped"] as const;
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+
+/**
+ * One message to one channel: a burst of alerts collected for a short window, or a test (D179). Its
+ * attempts follow the webhook retry schedule; this table is the channel's delivery log.
+ */
+export const notificationMessages = sqliteTable(
+  "notification_messages",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    channelId: integer("channel_id")
+      .notNull()
+      .references(() => notificationChannels.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["alerts", "test"] }).notNull(),
+    status: text("status", { enum: NOTIFICATION_STATUSES }).notNull(),
+    /** The grouping window closes then; later alerts start a new message. */
+    sendAfter: ms("send_after").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    nextRetryAt: ms("next_retry_at"),
+    /** An attempt in flight holds the message until then (a crash mid-send is retried after it). */
+    leaseUntil: ms("lease_until"),
+    /** Requests made by the last attempt (PagerDuty sends one event per incident; email one per recipient). */
+    requests: integer("requests").notNull().default(0),
+    lastStatus: integer("last_status"),
+    lastError: text("last_error"),
+    responseExcerpt: text("response_excerpt"),
+    /** Email: the recipients already sent to, so a retry after a partial failure never mails anyone twice. */
+    sentTo: text("sent_to", { mode: "json" }).$type<string[]>(),
+    deliveredAt: ms("delivered_at"),
+    createdAt: createdAt(),
+    updatedAt: ms("updated_at").notNull(),
+  },
+  (t) => [
+    index("notification_messages_channel_idx").on(t.channelId, t.createdAt),
+    index("notification_messages_due_idx").on(t.status, t.nextRetryAt),
+  ],
+);
+
+/** One alert opening or resolving in one message; unique per (channel, event) so a repeated fan-out adds nothing. */
+export const notificationItems = sqliteTable(
+  "notification_items",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    channelId: integer("channel_id")
+      .notNull()
+      .references(() => notificationChannels.id, { onDelete: "cascade" }),
+    /** Null when the cooldown suppressed it (kept so its resolve is not sent either). */
+    messageId: integer("message_id").references(() => notificationMessages.id, { onDelete: "cascade" }),
+    ruleId: integer("rule_id"),
+    eventId: text("event_id").notNull(),
+    alertId: integer("alert_id").notNull(),
+    domainId: integer("domain_id"),
+    action: text("action", { enum: ["trigger", "resolve"] }).notNull(),
+    /** The alert as the event told it: kind, severity, title, domain name, subject, body. */
+    alert: text("alert", { mode: "json" }).notNull().$type<Record<string, unknown>>(),
+    /** PagerDuty: the incident this alert opened or closes (the id of the first alert of its group). */
+    dedupKey: text("dedup_key"),
+    suppressed: bool("suppressed").notNull().default(false),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("notification_items_event_uq").on(t.channelId, t.eventId),
+    index("notification_items_message_idx").on(t.messageId),
+    index("notification_items_alert_idx").on(t.channelId, t.alertId),
+  ],
+);
+
+/** When a rule last sent an opening for (domain, kind): a new opening inside the cooldown is not sent (D180). */
+export const notificationCooldowns = sqliteTable(
+  "notification_cooldowns",
+  {
+    ruleId: integer("rule_id")
+      .notNull()
+      .references(() => notificationRules.id, { onDelete: "cascade" }),
+    domainId: integer("domain_id").notNull(),
+    kind: text("kind").notNull(),
+    lastSentAt: ms("last_sent_at").notNull(),
+    /** The message that sent it: alerts joining that same message are one burst, not a repeat. */
+    messageId: integer("message_id"),
+  },
+  (t) => [primaryKey({ columns: [t.ruleId, t.domainId, t.kind] })],
+);
+
+/** Each attempt of a channel message, for its delivery log. */
+export const notificationAttempts = sqliteTable(
+  "notification_attempts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    messageId: integer("message_id")
+      .notNull()
+      .references(() => notificationMessages.id, { onDelete: "cascade" }),
+    attempt: integer("attempt").notNull(),
+    status: integer("status"),
+    error: text("error"),
+    durationMs: integer("duration_ms"),
+    responseExcerpt: text("response_excerpt"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("notification_attempts_message_idx").on(t.messageId)],
+);
+
+/** A member's digest frequency in one team (weekly unless changed; D185). */
+export const memberDigestPrefs = sqliteTable(
+  "member_digest_prefs",
+  {
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    frequency: text("frequency", { enum: DIGEST_FREQUENCIES }).notNull(),
+    updatedAt: ms("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.userId] })],
+);
+
+/** One row per digest sent: the key (team, member, period) makes a second send impossible (D186). */
+export const digestSends = sqliteTable(
+  "digest_sends",
+  {
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** "2026-W48" for a weekly digest, "2026-11-28" for a daily one, in the team's time zone. */
+    period: text("period").notNull(),
+    status: text("status", { enum: ["sending", "sent", "failed"] }).notNull(),
+    createdAt: createdAt(),
+    sentAt: ms("sent_at"),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.userId, t.period] })],
+);
+
+/** The team's digest settings: its IANA time zone and the local hour digests go out (D185). */
+export const teamDigestSettings = sqliteTable("team_digest_settings", {
+  teamId: integer("team_id")
+    .primaryKey()
+    .references(() => teams.id, { onDelete: "cascade" }),
+  timeZone: text("time_zone").notNull(),
+  hour: integer("hour").notNull(),
+  /** ISO weekday of the weekly digest (1 = Monday). */
+  weekday: integer("weekday").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+});

@@ -12,6 +12,7 @@ export const Account = z
       requests_per_minute: z.number().int(),
       requests_per_month: z.number().int(),
       webhook_endpoints: z.number().int(),
+      notification_channels: z.number().int().openapi({ description: "Notification channels (email, Slack, Teams, PagerDuty) the plan allows." }),
       domains: z.number().int().openapi({ description: "Monitored domains the plan allows." }),
       check_interval_hours: z.number().int(),
     }),
@@ -22,7 +23,7 @@ export const Account = z
     example: {
       team: { id: 7, name: "Acme", plan: "pro", owner_email: "ops@acme.example" },
       plan: "pro",
-      limits: { requests_per_minute: 300, requests_per_month: 100_000, webhook_endpoints: 5, domains: 100, check_interval_hours: 6 },
+      limits: { requests_per_minute: 300, requests_per_month: 100_000, webhook_endpoints: 5, notification_channels: 10, domains: 100, check_interval_hours: 6 },
       token: { id: 12, name: "CI", scope: "full", prefix: "eam_3hT9xQ2a" },
       usage: { requests_this_month: 1_234, requests_remaining_this_month: 98_766 },
     },
