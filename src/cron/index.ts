@@ -15,6 +15,8 @@ import { sweepUnsummarised } from "../services/report-summaries/sweep";
 import { moveLegacyDeliveries } from "../services/report-moves/webhooks";
 import { resealSecrets } from "../services/webhooks/secrets";
 import { sweepOutbox } from "../services/webhooks/sweeps";
+import { purgeNotificationLog, sweepNotifications } from "../services/notify/sweep";
+import { runDueDigests } from "../services/digests/run";
 
 export const EVERY_MINUTE = "* * * * *";
 export const DAILY = "17 3 * * *";
@@ -34,6 +36,8 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
     { name: "report-moves", run: (svc) => moveLegacyReports(svc) },
     { name: "webhook-log-moves", run: (svc) => moveLegacyDeliveries(svc) },
     { name: "report-summaries", run: (svc) => sweepUnsummarised(svc) },
+    { name: "notification-sweep", run: (svc) => sweepNotifications(svc, svc.clock.now()) },
+    { name: "digests", run: (svc) => runDueDigests(svc, svc.clock.now()) },
   ],
   [DAILY]: [
     { name: "dkim-audit", run: (svc) => runDkimAudit(svc) },
@@ -42,6 +46,7 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
     { name: "dkim-keys-retention", run: (svc) => purgeRetiredKeys(svc) },
     { name: "silent-reporters", run: (svc) => checkSilentReporters(svc) },
     { name: "reseal-webhook-secrets", run: (svc) => resealSecrets(svc) },
+    { name: "notification-log-retention", run: (svc) => purgeNotificationLog(svc, svc.clock.now()) },
   ],
 };
 

@@ -7,6 +7,7 @@ import { type BatchClaim, claimBatch, deliverOne, finishDelivery } from "../serv
 import { BATCH_CONCURRENCY, DEFER_SECONDS, mapBounded, planDeliveryBatch } from "../services/webhooks/fairness";
 import { sendDeliver } from "../services/webhooks/outcome";
 import { fanOutEvent } from "../services/webhooks/fanout";
+import { sendNotification } from "../services/notify/send";
 import { type DeliveryMessage, IncomingDeliveryMessage } from "../services/messages";
 
 type Deliver = Extract<DeliveryMessage, { kind: "deliver" }>;
@@ -19,6 +20,7 @@ export async function handleDeliveryMessage(svc: Services, body: unknown): Promi
   }
   const m = parsed.data;
   if (m.kind === "fanout") await fanOutEvent(svc, m.event_id);
+  else if (m.kind === "notify") await sendNotification(svc, { teamId: m.team_id, messageId: m.message_id });
   else if ("team_id" in m) await deliverOne(svc, { teamId: m.team_id, endpointId: m.endpoint_id, deliveryId: m.delivery_id });
   else {
     // Sent by the release before the team logs (docs/decisions.md D145): its delivery is still in D1's

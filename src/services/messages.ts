@@ -14,6 +14,8 @@ const id = z.number().int().positive();
 export const DeliveryMessage = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("fanout"), event_id: z.string().min(1).max(64) }),
   z.object({ kind: z.literal("deliver"), team_id: id, endpoint_id: id, delivery_id: id }),
+  /** Send one notification message to its channel (docs/decisions.md D179). */
+  z.object({ kind: z.literal("notify"), team_id: id, message_id: id }),
 ]);
 export type DeliveryMessage = z.infer<typeof DeliveryMessage>;
 

@@ -33,3 +33,12 @@ export async function insertDomain(teamId: number, o: { name?: string; verified?
   if (!row) throw new Error("domain insert failed");
   return { ...row, address: `${row.reportToken}@${REPORT_DOMAIN}` };
 }
+
+/** A person who is a member of the team with the role given (no session: tests that need one sign in through the pages). */
+export async function insertMember(teamId: number, role: "owner" | "admin" | "viewer" = "admin", email?: string): Promise<{ id: number; email: string }> {
+  const address = (email ?? `${unique("member")}@example.com`).toLowerCase();
+  const user = await env.DB.prepare("INSERT INTO users (email, created_at) VALUES (?, ?) RETURNING id").bind(address, Date.now()).first<{ id: number }>();
+  if (!user) throw new Error("user insert failed");
+  await env.DB.prepare("INSERT INTO memberships (team_id, user_id, role, created_at) VALUES (?, ?, ?, ?)").bind(teamId, user.id, role, Date.now()).run();
+  return { id: user.id, email: address };
+}

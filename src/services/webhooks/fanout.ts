@@ -6,6 +6,7 @@
 import { and, eq } from "drizzle-orm";
 import { events, webhookEndpoints } from "../../db/schema";
 import type { Services } from "../../services";
+import { routeAlertEvent } from "../notify/route";
 import { deliveryIdFloor, teamLog } from "./team-log";
 import type { EndpointRow } from "./views";
 
@@ -50,6 +51,9 @@ export async function fanOutEvent(svc: Services, eventId: string): Promise<FanOu
     idFloor: targets.length === 0 ? 0 : await deliveryIdFloor(svc),
   });
   await enqueueDeliveries(svc, event.teamId, out.pending);
+  // Alert events also reach people through the team's notification channels (docs/decisions.md D179);
+  // like the steps above, routing is safe to repeat, so the outbox row goes only after it.
+  await routeAlertEvent(svc, event);
   await svc.db.delete(events).where(eq(events.id, event.id));
   return { created: out.created, enqueued: out.pending.map((d) => d.id), skipped: null };
 }

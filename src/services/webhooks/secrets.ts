@@ -19,7 +19,7 @@ export const secretKeyMissing = () =>
 export const secretBinding = (endpointId: number) => `webhook-endpoint:${endpointId}`;
 
 /** The current key first, then the previous one (still accepted to open secrets sealed before a key rotation). */
-async function sealingKeys(svc: Services): Promise<SealingKey[]> {
+export async function sealingKeys(svc: Services): Promise<SealingKey[]> {
   const out: SealingKey[] = [];
   for (const b64 of [svc.config.webhookSecretKey, svc.config.webhookSecretKeyPrevious]) {
     if (b64 === null) continue;
