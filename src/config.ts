@@ -1,5 +1,6 @@
 // Validated settings from vars and secrets (README "Settings"). Read once per request or batch.
 import { parseResolverList } from "./core/dns/doh-resolver";
+import { PAGERDUTY_EVENTS_URL } from "./core/notify/pagerduty";
 import type { Env } from "./env";
 
 export interface Config {
@@ -18,6 +19,8 @@ export interface Config {
   /** The key being retired: still opens secrets it sealed, never seals new ones. */
   webhookSecretKeyPrevious: string | null;
   notifyFrom: string | null;
+  /** Where PagerDuty events go: PAGERDUTY_EVENTS_URL, or the US service's Events API v2 endpoint. */
+  pagerDutyEventsUrl: string;
   /** Local development only: mail to people is also kept in the dev outbox shown at /dev/outbox. */
   devOutbox: boolean;
 }
@@ -59,6 +62,7 @@ export function loadConfig(env: Env): Config {
     webhookSecretKey: nonEmpty(env.WEBHOOK_SECRET_KEY),
     webhookSecretKeyPrevious: nonEmpty(env.WEBHOOK_SECRET_KEY_PREVIOUS),
     notifyFrom: nonEmpty(env.NOTIFY_FROM),
+    pagerDutyEventsUrl: nonEmpty(env.PAGERDUTY_EVENTS_URL) ?? PAGERDUTY_EVENTS_URL,
     devOutbox: flag(env.DEV_OUTBOX),
   };
 }

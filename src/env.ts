@@ -28,6 +28,8 @@ export interface Env {
   WEBHOOK_SECRET_KEY?: string;
   WEBHOOK_SECRET_KEY_PREVIOUS?: string;
   NOTIFY_FROM?: string;
+  /** PagerDuty Events API v2 endpoint: the US service by default; EU accounts use https://events.eu.pagerduty.com/v2/enqueue. */
+  PAGERDUTY_EVENTS_URL?: string;
   /** "true" in local development only: sign-in and invitation mail is kept at /dev/outbox. */
   DEV_OUTBOX?: string;
   /** OAuth clients, grants and tokens of the agent endpoint (workers-oauth-provider storage, docs/decisions.md D44). */

@@ -4,7 +4,7 @@
 // at once on 410 Gone). Does I/O (D1, DNS, HTTP, email, queue).
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { alertMail } from "../../core/notify/alert-mail";
-import { PAGERDUTY_EVENTS_URL, type PagerDutyIncident, pagerDutyEvent } from "../../core/notify/pagerduty";
+import { type PagerDutyIncident, pagerDutyEvent } from "../../core/notify/pagerduty";
 import { slackMessage } from "../../core/notify/slack";
 import { teamsMessage } from "../../core/notify/teams";
 import type { NotificationBatch, NotificationItem, NotifiedAlert } from "../../core/notify/types";
@@ -164,7 +164,7 @@ async function sendPagerDuty(svc: Services, channel: ChannelRow, batch: Notifica
   let requests = 0;
   for (const incident of incidents) {
     const event = pagerDutyEvent(incident, routingKey, { siteUrl: batch.siteUrl, team: batch.team });
-    const o = await post(svc, PAGERDUTY_EVENTS_URL, JSON.stringify(event));
+    const o = await post(svc, svc.config.pagerDutyEventsUrl, JSON.stringify(event));
     requests++;
     last = { ...o, durationMs: (last.durationMs ?? 0) + (o.durationMs ?? 0) };
     if (o.verdict !== "delivered") break; // the rest go with the retry; PagerDuty de-duplicates by dedup_key
