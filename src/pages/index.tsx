@@ -27,6 +27,8 @@ import { signInPages } from "./sign-in";
 import { teamPages } from "./team";
 import { tlsPages } from "./tls";
 import { tokenPages } from "./tokens";
+import { unsubscribePages } from "./unsubscribe";
+import { digestSettingsPages } from "./digest-settings";
 
 /** Paths that belong to the dashboard (everything else on the site root is the API, operator or agent surface). */
 export const PAGE_PATHS = [
@@ -55,6 +57,10 @@ export const PAGE_PATHS = [
   "/alerts/*",
   "/webhooks",
   "/webhooks/*",
+  // One-click unsubscribe from a mail: works signed out, and its POST takes no CSRF token (RFC 8058; src/pages/unsubscribe.tsx).
+  "/unsubscribe/*",
+  "/settings/notifications/digest",
+  "/settings/notifications/digest/*",
 ];
 
 export function pageRoutes() {
@@ -80,6 +86,8 @@ export function pageRoutes() {
   pages.route("/", dmarcFailurePages());
   pages.route("/", tlsPages());
   pages.route("/", dmarcSourcePages());
+  pages.route("/", unsubscribePages());
+  pages.route("/", digestSettingsPages());
   pages.onError(async (error, c) => {
     const known = error instanceof ApiError ? error : null;
     if (!known)
