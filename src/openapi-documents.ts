@@ -35,6 +35,7 @@ const TAGS = [
   { name: "Alerts", description: "Open and resolved alerts of the team." },
   { name: "Intelligence", description: "Posture of any domain and checks of email addresses." },
   { name: "Webhooks", description: "Endpoints, the event catalogue, deliveries and redelivery." },
+  { name: "Notifications", description: "Channels that tell people (email, Slack, Teams, PagerDuty), their rules and delivery logs." },
 ];
 
 const cache = new Map<string, Documents>();

@@ -7,6 +7,7 @@ import { dkimToolRoutes } from "./dkim/tools";
 import { domainDkimRoutes } from "./domain-dkim";
 import { dmarcRoutes } from "./dmarc";
 import { intelRoutes } from "./intel";
+import { notificationRoutes } from "./notifications";
 import { tlsRoutes } from "./tls";
 import { webhookRoutes } from "./webhooks";
 
@@ -20,4 +21,5 @@ export function mountApiRoutes(v1: Api): void {
   v1.route("/", dmarcRoutes());
   v1.route("/", tlsRoutes());
   v1.route("/", webhookRoutes());
+  v1.route("/", notificationRoutes());
 }

@@ -1,0 +1,13 @@
+// The "send the confirmation again" action of an address channel, for a member's request (REST, dashboard):
+// a write, so a read-only credential is refused; answers the channel as it stands. sendConfirmation itself
+// takes a team id because channel creation calls it too (D177). Does I/O (D1, email).
+import type { Services } from "../../services";
+import { type ServiceContext, requireWrite } from "../context";
+import type { ChannelView } from "./channel-views";
+import { getChannel, sendConfirmation } from "./channels";
+
+export async function resendConfirmation(svc: Services, ctx: ServiceContext, channelId: number): Promise<ChannelView> {
+  requireWrite(ctx);
+  await sendConfirmation(svc, ctx.teamId, channelId);
+  return getChannel(svc, ctx, channelId);
+}
