@@ -127,7 +127,7 @@ describe("digests from the every-minute cron", () => {
     await everyMinuteAt(at, mailEnv(binding));
     await everyMinuteAt(new Date(at.getTime() + 40 * 60_000), mailEnv(binding));
     expect(sent.filter((s) => s.to === m.email)).toHaveLength(1);
-    // Outside the hour and on another day: nothing is due.
+    // Later that day (still due, already claimed) and the next day (a weekly member is not due): nothing more.
     await everyMinuteAt(new Date(at.getTime() + HOUR), mailEnv(binding));
     await everyMinuteAt(new Date(at.getTime() + DAY), mailEnv(binding));
     expect(sent.filter((s) => s.to === m.email)).toHaveLength(1);
@@ -166,6 +166,9 @@ describe("digests from the every-minute cron", () => {
       .run();
     const utc = await makeTeam();
     const londoner = await addMember(utc.id, "owner");
+    // 07:59 in Auckland: not yet.
+    await everyMinuteAt(new Date("2026-12-20T18:59:10Z"), mailEnv(binding));
+    expect(sent.filter((s) => s.to === kiwi.email)).toHaveLength(0);
     const sundayEvening = new Date("2026-12-20T19:00:10Z"); // Monday 21 December, 08:00 NZDT
     await everyMinuteAt(sundayEvening, mailEnv(binding));
     expect(sent.filter((s) => s.to === kiwi.email)).toHaveLength(1);

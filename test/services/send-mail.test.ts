@@ -35,6 +35,10 @@ describe("sendMail", () => {
     } as unknown as SendEmail;
     const r = await sendMail(createServices(mailEnv(failing)), mail);
     expect(r).toMatchObject({ ok: false, transient: true });
+    // An address the message format cannot carry fails the same way every time: permanent.
+    const { binding, sent } = recordingMailer();
+    expect(await sendMail(createServices(mailEnv(binding)), { ...mail, to: "not an address" })).toMatchObject({ ok: false, transient: false });
+    expect(sent).toHaveLength(0);
   });
 
   it("keeps the message in the dev outbox, whose page links its HTML part, served sandboxed without scripts; a 404 when DEV_OUTBOX is off", async () => {

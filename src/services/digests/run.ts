@@ -1,5 +1,6 @@
-// Sending digests, from the every-minute cron: the members whose team is at its digest hour in its own
-// time zone (and, for weekly digests, on its weekday) and who have no digest for this period yet. Each
+// Sending digests, from the every-minute cron: the members whose team has reached its digest hour in its
+// own time zone today (and, for weekly digests, today is its weekday) and who have no digest for this
+// period yet. Each
 // send is claimed first in digest_sends (team, member, period) with INSERT ... ON CONFLICT DO NOTHING,
 // so a cron that runs twice, overlaps, or runs again in the same hour never sends a second one
 // (docs/decisions.md D185, D186). Bounded per run (docs/limits.md). Does I/O (D1, objects, email).
@@ -13,11 +14,11 @@ import { digestFrequencyUrl, listUnsubscribeHeaders, unsubscribeUrl } from "../n
 import { buildDigest } from "./content";
 import { DEFAULT_FREQUENCY, DIGEST_DEFAULTS } from "./settings";
 
-/** Teams whose digests one cron run sends (the next minute's run takes the rest of the hour's teams). */
+/** Teams whose digests one cron run sends (the next minutes' runs take the rest of the day's). */
 export const DIGEST_TEAMS_PER_RUN = 5;
 /** Members read per run: the due members of the first DIGEST_TEAMS_PER_RUN teams among them. */
 const MEMBERS_READ = 500;
-/** D1 binds at most 100 parameters per statement: five per (zone, hour) pair. */
+/** D1 binds at most 100 parameters per statement: five per zone, plus the few of the query itself. */
 const ZONES_PER_QUERY = 19;
 
 export const DIGEST_SETTINGS_PATH = "/settings/notifications/digest";
@@ -31,7 +32,7 @@ interface DueMember {
   period: string;
 }
 
-/** Each distinct (zone, hour) a team set, plus the default; kept only where that zone's local hour is that hour now. */
+/** Each distinct zone a team set, plus the default, with its local moment now. */
 async function dueSlots(svc: Services, now: Date): Promise<Array<{ zone: string; at: LocalMoment }>> {
   const rows = await svc.db.all<{ zone: string }>(sql`SELECT DISTINCT time_zone AS zone FROM team_digest_settings`);
   const zones = new Set([DIGEST_DEFAULTS.time_zone, ...rows.map((r) => r.zone)]);
@@ -47,7 +48,7 @@ async function dueSlots(svc: Services, now: Date): Promise<Array<{ zone: string;
   return out;
 }
 
-/** The members due now in one group of zones, at most `limit`, without a digest row for their period. */
+/** The members due in one group of zones (their team's hour reached today), at most `limit`, without a digest row for their period. */
 async function dueMembersIn(svc: Services, slots: Array<{ zone: string; at: LocalMoment }>, limit: number): Promise<DueMember[]> {
   const values = sql.join(
     slots.map((s) => sql`(${s.zone}, ${s.at.hour}, ${s.at.weekday}, ${s.at.date}, ${s.at.week})`),
@@ -66,7 +67,7 @@ async function dueMembersIn(svc: Services, slots: Array<{ zone: string; at: Loca
       JOIN users u ON u.id = m.user_id
       LEFT JOIN team_digest_settings s ON s.team_id = m.team_id
       LEFT JOIN member_digest_prefs p ON p.team_id = m.team_id AND p.user_id = m.user_id
-      JOIN due ON due.zone = COALESCE(s.time_zone, ${DIGEST_DEFAULTS.time_zone}) AND due.hour = COALESCE(s.hour, ${DIGEST_DEFAULTS.hour})
+      JOIN due ON due.zone = COALESCE(s.time_zone, ${DIGEST_DEFAULTS.time_zone}) AND due.hour >= COALESCE(s.hour, ${DIGEST_DEFAULTS.hour})
     )
     SELECT team_id, team_name, user_id, email, frequency, period FROM candidates c
     WHERE (c.frequency = 'daily' OR (c.frequency = 'weekly' AND c.team_weekday = c.today))

@@ -42,18 +42,24 @@ export async function sendMail(svc: Services, mail: OutgoingMail): Promise<SendR
   const canSend = Boolean(binding && from);
   if (!canSend && !svc.config.devOutbox) return { ok: false, transient: false, error: NOT_CONFIGURED };
   const sender = from ?? "notifications@localhost";
-  const raw = buildMime({
-    from: sender,
-    to: mail.to,
-    subject: mail.subject,
-    text: mail.text,
-    html: mail.html,
-    // Auto-Submitted: machine-made mail, so no vacation reply or loop answers it (RFC 3834 §5).
-    headers: { "Auto-Submitted": "auto-generated", ...mail.headers },
-    // A unique Message-ID on the sender's own domain (RFC 5322 §3.6.4).
-    messageId: `<${randomBase62(24)}@${hostOf(sender)}>`,
-    date: svc.clock.now(),
-  });
+  let raw: string;
+  try {
+    raw = buildMime({
+      from: sender,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html,
+      // Auto-Submitted: machine-made mail, so no vacation reply or loop answers it (RFC 3834 §5).
+      headers: { "Auto-Submitted": "auto-generated", ...mail.headers },
+      // A unique Message-ID on the sender's own domain (RFC 5322 §3.6.4).
+      messageId: `<${randomBase62(24)}@${hostOf(sender)}>`,
+      date: svc.clock.now(),
+    });
+  } catch (e) {
+    // An address or header the message format cannot carry: sending again would fail the same way.
+    return { ok: false, transient: false, error: `not sent: ${e instanceof Error ? e.message : String(e)}`.slice(0, 300) };
+  }
   if (svc.config.devOutbox) {
     await svc.db.insert(devOutbox).values({ recipient: mail.to, subject: mail.subject, body: mail.text, raw, createdAt: svc.clock.now() });
   }
