@@ -25,8 +25,26 @@ function declaredCrons(toml: string): string[] {
  */
 const EXPECTED_JOBS: Record<string, string[]> = {
   // The webhook retry sweep and the delivery log's retention run in each team's log object (its alarm, D144).
-  "* * * * *": ["due-checks", "checks-archive", "outbox-sweep", "ownership-recheck", "report-moves", "webhook-log-moves", "report-summaries"],
-  "17 3 * * *": ["dkim-audit", "dmarc-retention", "alerts-retention", "dkim-keys-retention", "silent-reporters", "reseal-webhook-secrets"],
+  "* * * * *": [
+    "due-checks",
+    "checks-archive",
+    "outbox-sweep",
+    "ownership-recheck",
+    "report-moves",
+    "webhook-log-moves",
+    "report-summaries",
+    "notification-sweep",
+    "digests",
+  ],
+  "17 3 * * *": [
+    "dkim-audit",
+    "dmarc-retention",
+    "alerts-retention",
+    "dkim-keys-retention",
+    "silent-reporters",
+    "reseal-webhook-secrets",
+    "notification-log-retention",
+  ],
 };
 
 const crons = declaredCrons(wranglerToml);
