@@ -40,8 +40,13 @@ export default defineConfig(async () => {
           },
         },
         {
-          // Node cannot load workerd's `cloudflare:workers`; the app only needs its class shapes here.
-          resolve: { alias: { "cloudflare:workers": new URL("./scripts/node-stubs/cloudflare-workers.mjs", import.meta.url).pathname } },
+          // Node cannot load workerd's `cloudflare:workers` and `cloudflare:email`; the app only needs their class shapes here.
+          resolve: {
+            alias: {
+              "cloudflare:workers": new URL("./scripts/node-stubs/cloudflare-workers.mjs", import.meta.url).pathname,
+              "cloudflare:email": new URL("./scripts/node-stubs/cloudflare-email.mjs", import.meta.url).pathname,
+            },
+          },
           test: {
             name: "node",
             environment: "node",
