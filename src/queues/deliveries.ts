@@ -7,6 +7,7 @@ import { type BatchClaim, claimBatch, deliverOne, finishDelivery } from "../serv
 import { BATCH_CONCURRENCY, DEFER_SECONDS, mapBounded, planDeliveryBatch } from "../services/webhooks/fairness";
 import { sendDeliver } from "../services/webhooks/outcome";
 import { fanOutEvent } from "../services/webhooks/fanout";
+import { routeAlertEvent } from "../services/notify/route";
 import { sendNotification } from "../services/notify/send";
 import { type DeliveryMessage, IncomingDeliveryMessage } from "../services/messages";
 
@@ -19,7 +20,7 @@ export async function handleDeliveryMessage(svc: Services, body: unknown): Promi
     return;
   }
   const m = parsed.data;
-  if (m.kind === "fanout") await fanOutEvent(svc, m.event_id);
+  if (m.kind === "fanout") await fanOutEvent(svc, m.event_id, routeAlertEvent);
   else if (m.kind === "notify") await sendNotification(svc, { teamId: m.team_id, messageId: m.message_id });
   else if ("team_id" in m) await deliverOne(svc, { teamId: m.team_id, endpointId: m.endpoint_id, deliveryId: m.delivery_id });
   else {

@@ -6,7 +6,6 @@
 import { and, eq } from "drizzle-orm";
 import { events, webhookEndpoints } from "../../db/schema";
 import type { Services } from "../../services";
-import { routeAlertEvent } from "../notify/route";
 import { deliveryIdFloor, teamLog } from "./team-log";
 import type { EndpointRow } from "./views";
 
@@ -33,7 +32,10 @@ export interface FanOutResult {
   skipped: "missing" | "already_fanned_out" | null;
 }
 
-export async function fanOutEvent(svc: Services, eventId: string): Promise<FanOutResult> {
+/** More work an event's fan-out does before its outbox row goes (the queue consumer routes alert events to notification channels). */
+export type AlsoOnEvent = (svc: Services, event: EventRow) => Promise<unknown>;
+
+export async function fanOutEvent(svc: Services, eventId: string, also?: AlsoOnEvent): Promise<FanOutResult> {
   const event = await svc.db.query.events.findFirst({ where: eq(events.id, eventId) });
   if (!event) return { created: [], enqueued: [], skipped: "missing" };
   // Fanned out by the release before the team logs: its deliveries are in legacy_deliveries (D145).
@@ -51,9 +53,9 @@ export async function fanOutEvent(svc: Services, eventId: string): Promise<FanOu
     idFloor: targets.length === 0 ? 0 : await deliveryIdFloor(svc),
   });
   await enqueueDeliveries(svc, event.teamId, out.pending);
-  // Alert events also reach people through the team's notification channels (docs/decisions.md D179);
-  // like the steps above, routing is safe to repeat, so the outbox row goes only after it.
-  await routeAlertEvent(svc, event);
+  // Alert events also reach people through the team's notification channels (docs/decisions.md D176);
+  // like the steps above, that work is safe to repeat, so the outbox row goes only after it.
+  if (also) await also(svc, event);
   await svc.db.delete(events).where(eq(events.id, event.id));
   return { created: out.created, enqueued: out.pending.map((d) => d.id), skipped: null };
 }
