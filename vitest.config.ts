@@ -27,6 +27,9 @@ export default defineConfig(async () => {
                   DMARC_INGEST_SECRET: "test-ingest-secret",
                   WEBHOOK_SECRET_KEY: "dGVzdC13ZWJob29rLXNlY3JldC1rZXktMzItYnl0ZXM=",
                   DOH_RESOLVERS: "https://doh.test/dns-query",
+                  // The DoH stub's zones change within and between tests with no TTL passing, which no
+                  // DNS cache could follow; test/services/dns-cache.test.ts turns the shared cache on.
+                  DNS_SHARED_CACHE: "false",
                   REPORT_DOMAIN: "reports.test",
                 },
               },

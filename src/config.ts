@@ -5,6 +5,8 @@ import type { Env } from "./env";
 
 export interface Config {
   dohResolvers: string[];
+  /** DNS_SHARED_CACHE: the DNS answer cache shared across checks (docs/decisions.md D194-D197); on unless "false". */
+  dnsSharedCache: boolean;
   webhookAllowPrivate: boolean;
   webhookAllowInsecure: boolean;
   reportDomain: string;
@@ -51,6 +53,7 @@ export function loadConfig(env: Env): Config {
   const admin = nonEmpty(env.ADMIN_TOKEN);
   return {
     dohResolvers: parseResolverList(env.DOH_RESOLVERS),
+    dnsSharedCache: env.DNS_SHARED_CACHE?.trim().toLowerCase() !== "false",
     webhookAllowPrivate: flag(env.WEBHOOK_ALLOW_PRIVATE),
     webhookAllowInsecure: flag(env.WEBHOOK_ALLOW_INSECURE),
     reportDomain: nonEmpty(env.REPORT_DOMAIN) ?? "reports.emailauth.example",

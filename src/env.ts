@@ -18,6 +18,8 @@ export interface Env {
   ASSETS: Fetcher;
   ADMIN_TOKEN?: string;
   DOH_RESOLVERS?: string;
+  /** "false" turns off the DNS answer cache shared across checks (docs/decisions.md D197). */
+  DNS_SHARED_CACHE?: string;
   WEBHOOK_ALLOW_PRIVATE?: string;
   WEBHOOK_ALLOW_INSECURE?: string;
   DMARC_INGEST_SECRET?: string;

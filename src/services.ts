@@ -1,11 +1,13 @@
 // createServices(env): what HTTP, queue, cron and email entry points share, so all run the same code.
 import { type Config, loadConfig } from "./config";
 import { DohResolver, globalFetch } from "./core/dns/doh-resolver";
+import { ownZoneBypass, type SharedAnswerCache } from "./core/dns/shared-cache";
 import type { Resolver } from "./core/dns/types";
 import type { Clock, HttpFetch } from "./core/types";
 import { type Db, createDb } from "./db/client";
 import type { RateDecision, RateLimits } from "./durable-objects/rate-limiter";
 import type { Env } from "./env";
+import { edgeDnsCache } from "./services/dns-cache";
 import { type QueueProducer, queueProducer } from "./services/enqueue";
 import { teamLeases } from "./durable-objects/rate-lease";
 
@@ -26,8 +28,17 @@ export interface Services {
   enqueue: QueueProducer;
   /** Outbound HTTPS (MTA-STS policies, BIMI assets, RDAP, webhook deliveries). */
   fetch: HttpFetch;
-  /** A fresh resolver: its cache and query count live as long as one check or one request. */
-  createResolver(): Resolver;
+  /** The DNS answer cache shared across checks and requests (docs/decisions.md D194-D197); null when
+   *  DNS_SHARED_CACHE=false. */
+  dnsCache: SharedAnswerCache | null;
+  /** A fresh resolver: its own cache and query count live as long as one check or one request.
+   *  `shared`: also read and fill dnsCache, except for `ownZone` and the names under it (D196). */
+  createResolver(opts?: ResolverOptions): Resolver;
+}
+
+export interface ResolverOptions {
+  shared?: boolean;
+  ownZone?: string;
 }
 
 const systemClock: Clock = { now: () => new Date() };
@@ -35,7 +46,7 @@ const systemClock: Clock = { now: () => new Date() };
 export function createServices(env: Env, overrides: Partial<Services> = {}): Services {
   const stub = (teamId: number) => env.RATE_LIMITER.getByName(`team:${teamId}`);
   const config = loadConfig(env);
-  return {
+  const services: Services = {
     env,
     db: createDb(env.DB),
     config,
@@ -48,7 +59,19 @@ export function createServices(env: Env, overrides: Partial<Services> = {}): Ser
     },
     enqueue: queueProducer(env),
     fetch: globalFetch,
-    createResolver: () => new DohResolver({ endpoints: config.dohResolvers, fetch: globalFetch }),
+    dnsCache: config.dnsSharedCache ? edgeDnsCache() : null,
+    createResolver: (opts = {}) => {
+      // The final object's cache and clock, so that an override of either applies here too; the
+      // clock that stamps a shared answer is the one that ages it.
+      const cache = opts.shared ? services.dnsCache : null;
+      const bypass = opts.ownZone ? ownZoneBypass(opts.ownZone) : undefined;
+      return new DohResolver({
+        endpoints: config.dohResolvers,
+        fetch: globalFetch,
+        ...(cache ? { shared: { cache, bypass }, now: () => services.clock.now().getTime() } : {}),
+      });
+    },
     ...overrides,
   };
+  return services;
 }

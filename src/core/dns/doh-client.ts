@@ -90,7 +90,11 @@ function describeFetchError(e: unknown, endpoint: string, timeoutMs: number): st
 export function classify(body: Uint8Array, name: string, type: number, endpoint: string): Exchange {
   const decoded = decodeResponse(body);
   if (!decoded.ok) return { kind: "temperror", reason: `malformed answer from ${endpoint}: ${decoded.error}`, cause: "answer" };
-  const message = decoded.value;
+  return classifyMessage(decoded.value, name, type, endpoint);
+}
+
+/** classify() for a message already decoded (also a kept answer of the shared cache, D196). */
+export function classifyMessage(message: DnsMessage, name: string, type: number, endpoint: string): Exchange {
   const { header } = message;
   if (!header.flags.qr) return { kind: "temperror", reason: `answer from ${endpoint} is not a response (QR=0)`, cause: "answer" };
   if (header.id !== 0) return { kind: "temperror", reason: `answer from ${endpoint} has id ${header.id}, expected 0`, cause: "answer" };

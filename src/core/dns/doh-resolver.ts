@@ -2,10 +2,11 @@
 // and CNAME chasing. Does network I/O through the injected fetch.
 import type { HttpFetch } from "../types";
 import { cnameHops, negativeTtl, positiveTtl, rrset } from "./answer";
-import { dohExchange, type Exchange } from "./doh-client";
+import { classifyMessage, dohExchange, type Exchange } from "./doh-client";
 import { QueryLimiter } from "./limiter";
+import { ageMessage, cacheableTtl, type SharedAnswerCache, sharedCacheKey, storedBytes } from "./shared-cache";
 import type { Lookup, QueryOptions, QueryPriority, RecordData, RecordType, Resolver } from "./types";
-import { canonicalName, TYPE } from "./wire";
+import { canonicalName, TYPE, typeNumber } from "./wire";
 
 export const DEFAULT_RESOLVERS = ["https://cloudflare-dns.com/dns-query", "https://dns.google/dns-query"];
 
@@ -41,6 +42,10 @@ export interface DohResolverOptions {
   /** Requests in flight at once; the rest wait in the resolver's queue. Default 6, a Worker's
    *  connections (docs/decisions.md D20, D63). */
   maxInFlight?: number;
+  /** The answer cache shared across checks and requests (docs/decisions.md D194-D197), read after
+   *  this instance's own cache misses and before the network. `bypass(name)`: names that always go
+   *  to the network and are never stored (a domain's own records after its owner edits them). */
+  shared?: { cache: SharedAnswerCache; bypass?: (name: string) => boolean };
 }
 
 /** A Worker opens at most 6 connections at once (docs/decisions.md D20). */
@@ -51,6 +56,9 @@ type Failed = { kind: "temperror"; reason: string };
 
 export class DohResolver implements Resolver {
   private sent = 0;
+  private hits = 0;
+  private sharedFailed = false;
+  private readonly shared: DohResolverOptions["shared"];
   private readonly order: string[];
   private readonly fetch: HttpFetch;
   private readonly timeoutMs: number;
@@ -67,10 +75,17 @@ export class DohResolver implements Resolver {
     this.maxHops = opts.maxCnameHops ?? 8;
     this.now = opts.now ?? Date.now;
     this.limiter = new QueryLimiter(opts.maxInFlight ?? MAX_QUERIES_IN_FLIGHT);
+    this.shared = opts.shared;
   }
 
+  /** Questions sent to a DoH endpoint; answers from the shared cache are not counted. */
   get queriesSent(): number {
     return this.sent;
+  }
+
+  /** Answers taken from the shared cache instead of the network. */
+  get sharedHits(): number {
+    return this.hits;
   }
 
   async query<T extends RecordType>(name: string, type: T, opts: QueryOptions = {}): Promise<Lookup<RecordData[T]>> {
@@ -120,7 +135,7 @@ export class DohResolver implements Resolver {
     if (hit && hit.expires > this.now()) return Promise.resolve(hit.value);
     const pending = this.inflight.get(key);
     if (pending) return pending;
-    const started = this.fallback(name, type, priority).then((ex) => {
+    const started = this.sharedOrNetwork(name, type, priority).then((ex) => {
       this.inflight.delete(key);
       if (ex.kind !== "temperror") {
         const ttl = ex.kind === "records" ? positiveTtl(ex.message) : negativeTtl(ex.message);
@@ -130,6 +145,37 @@ export class DohResolver implements Resolver {
     });
     this.inflight.set(key, started);
     return started;
+  }
+
+  /** The shared cache first (unless the name bypasses it), then the network; a definitive network
+   *  answer is stored for what is left of its TTL (D196). A failing store is a miss, never a failure. */
+  private async sharedOrNetwork(name: string, type: RecordType, priority: QueryPriority): Promise<Settled | Failed> {
+    const shared = this.shared && !this.shared.bypass?.(name) ? this.shared.cache : null;
+    if (!shared) return this.fallback(name, type, priority);
+    const key = sharedCacheKey(name, type);
+    const kept = await shared.get(key).catch((e: unknown) => this.sharedError("read", e));
+    if (kept) {
+      const aged = ageMessage(kept.bytes, kept.storedAt, this.now());
+      // Checked like a network answer: an entry for another question (a collision, a corrupt
+      // store) or anything not definitive is a miss.
+      const ex = aged ? classifyMessage(aged, name, typeNumber(type), "shared cache") : null;
+      if (ex && ex.kind !== "temperror") {
+        this.hits++;
+        return ex;
+      }
+    }
+    const ex = await this.fallback(name, type, priority);
+    const ttl = ex.kind === "temperror" ? 0 : cacheableTtl(ex);
+    const bytes = ttl > 0 && ex.kind !== "temperror" ? storedBytes(ex.message) : null;
+    // Awaited so that the next check finds it; a Cache API write is local to the data centre.
+    if (bytes) await shared.put(key, bytes, ttl, this.now()).catch((e: unknown) => this.sharedError("write", e));
+    return ex;
+  }
+
+  private sharedError(what: string, e: unknown): null {
+    if (!this.sharedFailed) console.warn(`dns shared cache ${what} failed, using the network: ${e instanceof Error ? e.message : String(e)}`);
+    this.sharedFailed = true;
+    return null;
   }
 
   /** Endpoints in order; any temperror moves on to the next, the first definitive answer wins. */

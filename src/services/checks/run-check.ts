@@ -65,7 +65,9 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
 
   const started = Date.now();
   const now = svc.clock.now();
-  const resolver = svc.createResolver();
+  // Shared answers for everything but the domain's own names, which always go to the network, so a
+  // check (scheduled or run after an edit) compares fresh records (docs/decisions.md D196).
+  const resolver = svc.createResolver({ shared: true, ownZone: domain.name });
   const ref = domainRef(domain);
   const ctx = { teamId: domain.teamId, domain: ref };
 

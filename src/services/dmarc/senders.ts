@@ -90,7 +90,11 @@ async function writeCache(svc: Services, kind: string, entries: Array<[string, u
   await commitAll(svc, stmts).catch(() => undefined); // a cache write never fails the request
 }
 
-export async function identifySources(svc: Services, ips: string[], resolver: Resolver = svc.createResolver()): Promise<Map<string, SourceIdentity>> {
+export async function identifySources(
+  svc: Services,
+  ips: string[],
+  resolver: Resolver = svc.createResolver({ shared: true }),
+): Promise<Map<string, SourceIdentity>> {
   const out = new Map<string, SourceIdentity>(ips.map((ip) => [ip, { ptr: null, sender: null, via: null }]));
   const cached = await readCache<PtrEntry>(svc, "ptr", ips);
   const todo = ips.filter((ip) => !cached.has(ip)).slice(0, SENDER_LIMITS.ptrPerRequest);

@@ -21,7 +21,7 @@ export function nothingResolved(a: DomainAnalysis): boolean {
 export async function domainIntel(svc: Services, input: string, full: boolean) {
   const domain = validDomain(input);
   const options = plannable({
-    resolver: svc.createResolver(),
+    resolver: svc.createResolver({ shared: true, ownZone: domain }), // D196
     fetch: svc.fetch,
     clock: svc.clock,
     allowPrivateTargets: svc.config.webhookAllowPrivate,
