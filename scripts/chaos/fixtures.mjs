@@ -33,6 +33,11 @@ export async function teamFixtures(world, team, name, octet) {
   if (hook.status !== 201) throw new Error(`webhook: ${hook.status} ${hook.text}`);
   const test = await world.api(team.full, "POST", `/webhooks/${hook.json.data.id}/test`);
   if (test.status !== 202) throw new Error(`webhook test: ${test.status} ${test.text}`);
+  // A notification channel (email to members: nothing leaves the machine) with its default rule and a test message.
+  const channel = await world.api(team.full, "POST", "/notification-channels", { body: { kind: "email", name: "chaos" } });
+  if (channel.status !== 201) throw new Error(`notification channel: ${channel.status} ${channel.text}`);
+  const notified = await world.api(team.full, "POST", `/notification-channels/${channel.json.data.id}/test`);
+  if (notified.status !== 202) throw new Error(`notification test: ${notified.status} ${notified.text}`);
   // A DMARC report, ingested as a reporter sends it (signed HTTP).
   const body = JSON.stringify({ recipient: d.dmarc_report_address, content_base64: Buffer.from(reportXml(name)).toString("base64") });
   const sig = createHmac("sha256", world.ingestSecret).update(body).digest("hex");
@@ -44,7 +49,17 @@ export async function teamFixtures(world, team, name, octet) {
   if (ingested.status !== 202) throw new Error(`report: ${ingested.status} ${ingested.text}`);
   const reports = (await world.api(team.full, "GET", `/domains/${d.id}/dmarc/reports`)).json?.data ?? [];
   if (!reports[0]) throw new Error(`no report listed for ${name}`);
-  return { report: reports[0].id, domain: d.id, alert: alerts.id, selector: "selector1", webhook: hook.json.data.id, delivery: test.json.data.id };
+  return {
+    report: reports[0].id,
+    domain: d.id,
+    alert: alerts.id,
+    selector: "selector1",
+    webhook: hook.json.data.id,
+    delivery: test.json.data.id,
+    channel: channel.json.data.id,
+    rule: channel.json.data.rules[0].id,
+    message: notified.json.data.id,
+  };
 }
 
 export async function adminFixtures(world) {

@@ -77,6 +77,10 @@ export async function startWorld({ port = 8890 } = {}) {
       DMARC_INGEST_SECRET: ingestSecret,
       WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
       REPORT_DOMAIN: "reports.chaos.test",
+      // Configured as a deployment that mails people must be: links come only from SITE_URL (D148); mail is
+      // kept in the local outbox, so an email channel's confirmation is sent, not refused with a 503.
+      SITE_URL: `http://127.0.0.1:${port}`,
+      DEV_OUTBOX: "true",
     },
   });
   const base = dev.url;
