@@ -17,6 +17,7 @@ import { dmarcSourcePages } from "./dmarc-sources";
 import { dkimPages } from "./dkim";
 import { domainPages } from "./domains";
 import { intelPages } from "./intel";
+import { messageAuditPages } from "./message-audit";
 import { frameOf, titleOf } from "./frame";
 import { loadSession } from "./guard";
 import { sessionFromRequest } from "../services/accounts/sessions";
@@ -29,6 +30,9 @@ import { tlsPages } from "./tls";
 import { tokenPages } from "./tokens";
 import { unsubscribePages } from "./unsubscribe";
 import { digestSettingsPages } from "./digest-settings";
+import { notificationPages } from "./notifications";
+import { notificationChannelPages } from "./notification-channel";
+import { notificationConfirmPages } from "./notification-confirm";
 
 /** Paths that belong to the dashboard (everything else on the site root is the API, operator or agent surface). */
 export const PAGE_PATHS = [
@@ -57,6 +61,9 @@ export const PAGE_PATHS = [
   "/alerts/*",
   "/webhooks",
   "/webhooks/*",
+  // The address confirmation link (/notifications/confirm/*) works signed out; its POST takes no CSRF token (src/pages/notification-confirm.tsx).
+  "/notifications",
+  "/notifications/*",
   // One-click unsubscribe from a mail: works signed out, and its POST takes no CSRF token (RFC 8058; src/pages/unsubscribe.tsx).
   "/unsubscribe/*",
   "/settings/notifications/digest",
@@ -78,6 +85,7 @@ export function pageRoutes() {
   pages.route("/", agentAccessPages());
   pages.route("/", domainPages());
   pages.route("/", dkimPages());
+  pages.route("/", messageAuditPages());
   pages.route("/", intelPages());
   pages.route("/", alertPages());
   pages.route("/", webhookPages());
@@ -88,6 +96,9 @@ export function pageRoutes() {
   pages.route("/", dmarcSourcePages());
   pages.route("/", unsubscribePages());
   pages.route("/", digestSettingsPages());
+  pages.route("/", notificationConfirmPages());
+  pages.route("/", notificationPages());
+  pages.route("/", notificationChannelPages());
   pages.onError(async (error, c) => {
     const known = error instanceof ApiError ? error : null;
     if (!known)

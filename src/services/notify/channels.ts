@@ -236,12 +236,6 @@ export async function sendConfirmation(svc: Services, teamId: number, channelId:
   if (!sent.ok) throw new ApiError(503, "dependency_unavailable", `The confirmation mail could not be sent: ${sent.error}`);
 }
 
-/** The channel page's "send the confirmation again": a member who may change the team's channels asks for a new link. */
-export async function resendConfirmation(svc: Services, ctx: ServiceContext, channelId: number): Promise<void> {
-  requireWrite(ctx);
-  await sendConfirmation(svc, ctx.teamId, channelId);
-}
-
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The link's landing: confirms the address (single use, before expiry). Answers the channel's name and team. */
