@@ -4,6 +4,7 @@
 import { createRequire } from "node:module";
 import Ajv from "ajv";
 import addFormats from "ajv-formats";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TEAMS_MAX_BYTES, TEAMS_MAX_LISTED, teamsMessage, utf8Length } from "../../src/core/notify/teams";
 import type { NotificationBatch } from "../../src/core/notify/types";
@@ -114,6 +115,22 @@ describe("Teams message (Adaptive Card 1.4)", () => {
     expect(t).toContain("line 1\nline 2\n- not a list\n\n# not a heading");
     expect(t).toContain('Team *star* "q"');
     expect(JSON.parse(JSON.stringify(teamsMessage(batch)))).toEqual(teamsMessage(batch));
+  });
+
+  it("any user text, in any amount, gives a valid card under the size budget (property)", () => {
+    const text = fc.string({ unit: "binary", maxLength: 3000 });
+    const item = fc.record({ title: text, body: fc.option(text), resolve: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(item, { minLength: 1, maxLength: 40 }), text, (items, team) => {
+        const batch = batchOf(
+          items.map((i) => alertItem({ title: i.title, body: i.body, action: i.resolve ? "resolve" : "trigger" })),
+          { team: { id: 1, name: team } },
+        );
+        expect(cardErrors(batch)).toEqual([]);
+        expect(utf8Length(JSON.stringify(teamsMessage(batch)))).toBeLessThanOrEqual(TEAMS_MAX_BYTES);
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it("the schema check is not vacuous: it refuses what 1.4 does not have", () => {

@@ -6,7 +6,7 @@
 // Dark mode: clients that honour `prefers-color-scheme` get the <style> block's overrides (with !important,
 // since inline styles win otherwise); clients that ignore it, or invert colours themselves, still get a
 // light layout where every coloured cell sets both its background (bgcolor and style) and its text colour.
-import { cleanText, cut, domainName, excerpt, headline, oneLine, plural, readingOrder, tally, TEST_MESSAGE_TEXT } from "./render-text";
+import { cleanText, cut, domainName, excerpt, headline, plural, readingOrder, TEST_MESSAGE_TEXT, tally, teamNameOf, titleOf } from "./render-text";
 import type { NotificationBatch, NotificationItem } from "./types";
 import { alertLink, alertsLink } from "./types";
 import type { Severity } from "../types";
@@ -48,12 +48,12 @@ export function alertMail(batch: NotificationBatch, opts: AlertMailLinks): { sub
  * when everything resolved. Always one line (titles may hold line breaks; a header may not).
  */
 export function alertMailSubject(batch: NotificationBatch): string {
-  const team = cut(oneLine(batch.team.name), 60);
+  const team = cut(teamNameOf(batch), 60);
   if (batch.test) return `[${team}] Test message`;
   const ordered = readingOrder(batch.items);
   const { opened, resolved, domains } = tally(ordered);
   const label = domains.length === 1 ? cut(domains[0] ?? team, 80) : team;
-  const title = (item: NotificationItem) => cut(oneLine(item.alert.title), SUBJECT_TITLE_MAX);
+  const title = (item: NotificationItem) => cut(titleOf(item), SUBJECT_TITLE_MAX);
   const where = domains.length > 1 ? ` on ${plural(domains.length, "domain")}` : "";
   const [first] = ordered;
   if (!first) return `[${team}] No alerts`;
@@ -67,12 +67,12 @@ export function alertMailSubject(batch: NotificationBatch): string {
 // ---- text part ----
 
 function textPart(batch: NotificationBatch, listed: NotificationItem[], rest: number, opts: AlertMailLinks): string {
-  const team = oneLine(batch.team.name);
+  const team = teamNameOf(batch);
   const lines: string[] = [`${team}: ${headline(batch)}`, ""];
   if (batch.test) lines.push(TEST_MESSAGE_TEXT, "");
   for (const item of listed) {
     const a = item.alert;
-    lines.push(`${item.action === "resolve" ? "Resolved: " : ""}[${a.severity}] ${domainName(item)}: ${cut(oneLine(a.title), TITLE_MAX)}`);
+    lines.push(`${item.action === "resolve" ? "Resolved: " : ""}[${a.severity}] ${domainName(item)}: ${cut(titleOf(item), TITLE_MAX)}`);
     const body = excerpt(a.body, BODY_MAX);
     if (body) lines.push(...body.split("\n").map((l) => `  ${l}`));
     lines.push(`  ${alertLink(batch.siteUrl, a)}`, "");
@@ -123,7 +123,7 @@ const DARK_STYLE = `@media (prefers-color-scheme: dark) {
 }`;
 
 function htmlPart(batch: NotificationBatch, listed: NotificationItem[], rest: number, opts: AlertMailLinks): string {
-  const team = escapeHtml(oneLine(batch.team.name));
+  const team = escapeHtml(teamNameOf(batch));
   const head = escapeHtml(headline(batch));
   const subject = escapeHtml(alertMailSubject(batch));
   const rows = listed.map((item) => alertRow(batch, item)).join("\n");
@@ -176,7 +176,7 @@ function alertRow(batch: NotificationBatch, item: NotificationItem): string {
 <tr><td class="rule" style="padding:12px 0 0 0;border-top:1px solid ${RULE};${FONT};font-size:15px;line-height:1.5;">
 <span style="display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:bold;background-color:${badge.bg};color:${badge.fg};">${escapeHtml(label)}</span>
 <span class="muted" style="color:${MUTED};font-size:13px;">&nbsp;${escapeHtml(domainName(item))} · ${escapeHtml(cleanText(a.kind))}</span>
-<p style="margin:6px 0 0 0;font-weight:bold;">${link(alertLink(batch.siteUrl, a), cut(oneLine(a.title), TITLE_MAX))}</p>${bodyHtml}
+<p style="margin:6px 0 0 0;font-weight:bold;">${link(alertLink(batch.siteUrl, a), cut(titleOf(item), TITLE_MAX))}</p>${bodyHtml}
 </td></tr>
 </table>`;
 }

@@ -1,6 +1,7 @@
 // buildMime's messages read back by an independent parser (postal-mime), and checked line by line against
 // RFC 5322 (CRLF, 78/998-character lines, the §3.3 date), RFC 2047 (encoded-words of at most 75 characters),
 // RFC 2045 §6.7 (quoted-printable lines of at most 76) and RFC 2046 §5.1 (boundary, alternatives' order).
+import fc from "fast-check";
 import PostalMime from "postal-mime";
 import { describe, expect, it } from "vitest";
 import { alertMailHeaders } from "./alert-mail";
@@ -148,5 +149,33 @@ describe("buildMime", () => {
     expect(soft.every((l) => l.length <= 76)).toBe(true);
     // Soft breaks end every line but the last, and never split an "=XX".
     for (const l of soft.slice(0, -1)) expect(l).toMatch(/^(?:[^=]|=[0-9A-F]{2})*=$/);
+  });
+
+  it("any Unicode subject, display name and body survives the round trip (property)", async () => {
+    const text = fc.string({ unit: "binary", maxLength: 400 }).filter((x) => !/\p{Cs}/u.test(x)); // well-formed UTF-16 only
+    // A subject as alertMail makes it: one line, no control characters, single spaces, trimmed.
+    const line = text.map((x) =>
+      x
+        .replace(/[\p{Cc}\p{Zl}\p{Zp}]/gu, "")
+        .replace(/\s+/gu, " ")
+        .trim(),
+    );
+    await fc.assert(
+      fc.asyncProperty(line, line, text, text, async (subject, name, plain, html) => {
+        const display = name
+          .replace(/[<>"\\]/g, "")
+          .replace(/\s+/gu, " ")
+          .trim();
+        const raw = buildMime({ ...base, subject, from: `${display} <alerts@monitor.example>`, text: plain, html });
+        const mail = await PostalMime.parse(raw);
+        expect(mail.from).toEqual({ name: display, address: "alerts@monitor.example" });
+        expect(mail.subject ?? "").toBe(subject);
+        expect(body(mail.text)).toBe(plain.replace(/\r\n?/g, "\n"));
+        expect(body(mail.html)).toBe(html.replace(/\r\n?/g, "\n"));
+        for (const l of lines(raw)) expect(l.length).toBeLessThanOrEqual(78);
+        expect(raw.replace(/\r\n/g, "")).not.toMatch(/[\r\n]/);
+      }),
+      { numRuns: 200 },
+    );
   });
 });

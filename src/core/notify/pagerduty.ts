@@ -5,7 +5,7 @@
 // Limits from those pages: payload.summary at most 1024 characters; dedup_key at most 255 characters;
 // payload.severity one of critical, error, warning, info; the whole event at most 512 KB (custom_details
 // lists at most PAGERDUTY_MAX_DETAILS alerts, each with its title cut, so it stays far below).
-import { cut, isHighSurrogate, oneLine, readingOrder } from "./render-text";
+import { cut, isHighSurrogate, oneLine, readingOrder, titleOf } from "./render-text";
 import type { NotificationItem } from "./types";
 import { alertLink, alertsLink } from "./types";
 import type { Severity } from "../types";
@@ -124,7 +124,7 @@ export function pagerDutyEvent(incident: PagerDutyIncident, routingKey: string, 
 function summary(ordered: NotificationItem[], domains: string[]): string {
   const [lead] = ordered;
   if (!lead) return "";
-  const title = oneLine(lead.alert.title);
+  const title = titleOf(lead);
   if (ordered.length === 1) return cut(lead.alert.domain ? `[${lead.alert.domain.name}] ${title}` : title, PAGERDUTY_SUMMARY_MAX);
   const where = domains.length > 0 ? ` on ${domains.join(", ")}` : "";
   return cut(`${ordered.length} alerts${where}: ${title} and ${ordered.length - 1} more`, PAGERDUTY_SUMMARY_MAX);

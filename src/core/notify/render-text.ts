@@ -101,3 +101,9 @@ export const domainName = (item: NotificationItem): string => item.alert.domain?
 
 /** "Resolved: " before a resolution's title, nothing before an opening's. */
 export const actionPrefix = (item: NotificationItem): string => (item.action === "resolve" ? "Resolved: " : "");
+
+/** An alert's title on one line; never empty (an empty link label or subject would say nothing). */
+export const titleOf = (item: NotificationItem): string => oneLine(item.alert.title) || "(untitled alert)";
+
+/** The team's name on one line; never empty. */
+export const teamNameOf = (batch: NotificationBatch): string => oneLine(batch.team.name) || "Your team";

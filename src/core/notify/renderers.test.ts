@@ -1,6 +1,7 @@
 // The renderers of a grouped notification against the channels' published rules: Slack's Block Kit limits
 // and escaping (checked by test/support/block-kit.ts, written from Slack's reference pages), PagerDuty
 // Events API v2's required fields, lengths and severity values, and the alert mail's subject and escaping.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { alertItem, batchOf, burst, SITE_URL } from "../../../test/support/notify-batches";
 import { BLOCK_KIT_LIMITS, blockKitProblems } from "../../../test/support/block-kit";
@@ -87,11 +88,40 @@ describe("Slack message", () => {
     expect((msg.blocks[0] as { text: { text: string } }).text.text).toBe("Acme · 1 alert opened / 1 resolved");
   });
 
+  it("an empty or blank title or team name still gives a link label and a header (found by the property below)", () => {
+    const msg = slackMessage(batchOf([alertItem({ title: " \u0000 ", domain: { id: 3, name: "example.com" } })], { team: { id: 1, name: "" } }));
+    expect(blockKitProblems(msg)).toEqual([]);
+    expect(sectionTexts(msg.blocks)[0]).toContain(`<${SITE_URL}/domains/3|(untitled alert)>`);
+    expect((msg.blocks[0] as { text: { text: string } }).text.text).toBe("Your team · 1 alert opened");
+    expect(alertMail(batchOf([alertItem({ title: "" })]), links).subject).toBe("[example.com] (untitled alert)");
+  });
+
   it("a test message says so and lists no alert", () => {
     const msg = slackMessage(batchOf([], { test: true }));
     expect(blockKitProblems(msg)).toEqual([]);
     expect((msg.blocks[0] as { text: { text: string } }).text.text).toBe("Acme · Test message");
     expect(sectionTexts(msg.blocks)).toEqual(["This is a test message. The channel works: alerts of this team will be delivered here."]);
+  });
+
+  it("any user text, in any amount, gives a message within the limits (property)", () => {
+    const text = fc.string({ unit: "binary", maxLength: 4000 });
+    const item = fc.record({
+      title: text,
+      body: fc.option(text),
+      kind: fc.string({ maxLength: 80 }),
+      resolve: fc.boolean(),
+      sev: fc.constantFrom<Severity>("Critical", "High", "Medium", "Low", "Info"),
+    });
+    fc.assert(
+      fc.property(fc.array(item, { minLength: 1, maxLength: 60 }), text, (items, team) => {
+        const batch = batchOf(
+          items.map((i) => alertItem({ title: i.title, body: i.body, kind: i.kind, severity: i.sev, action: i.resolve ? "resolve" : "trigger" })),
+          { team: { id: 1, name: team } },
+        );
+        expect(blockKitProblems(slackMessage(batch))).toEqual([]);
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it("the checker itself catches what Slack refuses (so its silence means something)", () => {

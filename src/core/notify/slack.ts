@@ -11,7 +11,19 @@
 //   https://docs.slack.dev/reference/methods/chat.postMessage
 // User text is escaped as "Formatting text" says (&, <, > are control characters and become &amp; &lt; &gt;):
 // https://docs.slack.dev/messaging/formatting-message-text#escaping
-import { cut, domainName, ELLIPSIS, excerpt, headline, isHighSurrogate, oneLine, readingOrder, TEST_MESSAGE_TEXT, actionPrefix } from "./render-text";
+import {
+  actionPrefix,
+  cut,
+  domainName,
+  ELLIPSIS,
+  excerpt,
+  headline,
+  isHighSurrogate,
+  readingOrder,
+  TEST_MESSAGE_TEXT,
+  teamNameOf,
+  titleOf,
+} from "./render-text";
 import type { NotificationBatch, NotificationItem } from "./types";
 import { alertLink, alertsLink } from "./types";
 import type { Severity } from "../types";
@@ -65,11 +77,11 @@ const SEVERITY_EMOJI: Record<Severity, string> = {
 
 export function slackMessage(batch: NotificationBatch): { text: string; blocks: SlackBlock[] } {
   const head = headline(batch);
-  const header: SlackBlock = { type: "header", text: { type: "plain_text", text: headerText(batch.team.name, head), emoji: true } };
+  const header: SlackBlock = { type: "header", text: { type: "plain_text", text: headerText(teamNameOf(batch), head), emoji: true } };
   const context = contextBlock(batch);
   if (batch.test) {
     return {
-      text: mrkdwnCut(`${oneLine(batch.team.name)}: ${head}`, FALLBACK_MAX),
+      text: mrkdwnCut(`${teamNameOf(batch)}: ${head}`, FALLBACK_MAX),
       blocks: [header, { type: "section", text: { type: "mrkdwn", text: escapeMrkdwn(TEST_MESSAGE_TEXT) } }, context],
     };
   }
@@ -88,13 +100,13 @@ export function slackMessage(batch: NotificationBatch): { text: string; blocks: 
 /** "Team · 3 alerts opened / 1 resolved" within 150 characters: the team name gives way first. */
 function headerText(team: string, head: string): string {
   const room = SLACK_LIMITS.headerText - head.length - 3;
-  return cut(`${cut(oneLine(team), Math.max(room, 1))} · ${head}`, SLACK_LIMITS.headerText);
+  return cut(`${cut(team, Math.max(room, 1))} · ${head}`, SLACK_LIMITS.headerText);
 }
 
 /** One alert: its title linked to its page, then domain, severity and kind, then the start of its body. */
 function alertText(batch: NotificationBatch, item: NotificationItem): string {
   const a = item.alert;
-  const title = mrkdwnCut(oneLine(a.title), TITLE_MAX);
+  const title = mrkdwnCut(titleOf(item), TITLE_MAX);
   const lead = item.action === "resolve" ? ":white_check_mark: Resolved:" : SEVERITY_EMOJI[a.severity];
   const meta = `${mrkdwnCut(domainName(item), 260)} · ${a.severity} · ${mrkdwnCut(a.kind, 60)}`;
   const body = excerpt(a.body, 2000);
@@ -106,14 +118,14 @@ function alertText(batch: NotificationBatch, item: NotificationItem): string {
 function contextBlock(batch: NotificationBatch): SlackBlock {
   return {
     type: "context",
-    elements: [{ type: "mrkdwn", text: `${mrkdwnCut(oneLine(batch.team.name), 200)} · ${linked(alertsLink(batch.siteUrl), "All alerts")}` }],
+    elements: [{ type: "mrkdwn", text: `${mrkdwnCut(teamNameOf(batch), 200)} · ${linked(alertsLink(batch.siteUrl), "All alerts")}` }],
   };
 }
 
 /** The notification text: the headline and the most urgent alert, short (phones show about one line). */
 function fallbackText(batch: NotificationBatch, head: string, first: NotificationItem | undefined): string {
-  const lead = first ? ` — ${actionPrefix(first)}[${first.alert.severity}] ${domainName(first)}: ${oneLine(first.alert.title)}` : "";
-  return mrkdwnCut(`${oneLine(batch.team.name)}: ${head}${lead}`, FALLBACK_MAX);
+  const lead = first ? ` — ${actionPrefix(first)}[${first.alert.severity}] ${domainName(first)}: ${titleOf(first)}` : "";
+  return mrkdwnCut(`${teamNameOf(batch)}: ${head}${lead}`, FALLBACK_MAX);
 }
 
 /** Escapes Slack's three control characters in user text ("Formatting text", Escaping). */

@@ -13,7 +13,7 @@
 //   https://learn.microsoft.com/en-us/microsoftteams/platform/webhooks-and-connectors/how-to/add-incoming-webhook
 //   The card lists at most TEAMS_MAX_LISTED alerts and, measured as UTF-8 JSON, drops listed alerts (least
 //   urgent first) until the whole body is within TEAMS_MAX_BYTES, saying how many more there are.
-import { cleanText, cut, domainName, excerpt, headline, oneLine, readingOrder, TEST_MESSAGE_TEXT } from "./render-text";
+import { cut, domainName, excerpt, headline, readingOrder, TEST_MESSAGE_TEXT, teamNameOf, titleOf } from "./render-text";
 import type { NotificationBatch, NotificationItem } from "./types";
 import { alertLink, alertsLink } from "./types";
 import type { Severity } from "../types";
@@ -73,7 +73,7 @@ export function teamsMessage(batch: NotificationBatch): TeamsMessage {
 
 function build(batch: NotificationBatch, ordered: NotificationItem[], listed: number): TeamsMessage {
   const head = headline(batch);
-  const team = cut(oneLine(batch.team.name), 200);
+  const team = cut(teamNameOf(batch), 200);
   const body: TeamsElement[] = [
     { type: "RichTextBlock", inlines: [{ type: "TextRun", text: team, weight: "bolder", size: "large" }] },
     { type: "TextBlock", text: head, wrap: true, isSubtle: true, spacing: "small" },
@@ -83,7 +83,7 @@ function build(batch: NotificationBatch, ordered: NotificationItem[], listed: nu
   const rest = ordered.length - listed;
   if (rest > 0) body.push({ type: "TextBlock", text: `…and ${rest} more in the alerts list.`, wrap: true, spacing: "medium" });
   const first = ordered[0];
-  const fallback = first ? `${team}: ${head} — ${oneLine(first.alert.title)}` : `${team}: ${head}`;
+  const fallback = first ? `${team}: ${head} — ${titleOf(first)}` : `${team}: ${head}`;
   const content: AdaptiveCard = {
     type: "AdaptiveCard",
     $schema: ADAPTIVE_CARD_SCHEMA,
@@ -100,7 +100,7 @@ function build(batch: NotificationBatch, ordered: NotificationItem[], listed: nu
 function alertContainer(batch: NotificationBatch, item: NotificationItem): TeamsElement {
   const a = item.alert;
   const resolved = item.action === "resolve";
-  const title = cut(cleanText(a.title).replace(/\s+/g, " "), TITLE_MAX);
+  const title = cut(titleOf(item), TITLE_MAX);
   const items: TeamsElement[] = [
     {
       type: "RichTextBlock",
