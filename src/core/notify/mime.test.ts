@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import PostalMime from "postal-mime";
 import { describe, expect, it } from "vitest";
-import { alertMailHeaders } from "./alert-mail";
+import { listUnsubscribeHeaders } from "./alert-mail";
 import { buildMime, encodeQuotedPrintable, type MimeMail, rfc5322Date } from "./mime";
 
 const base: MimeMail = {
@@ -13,7 +13,7 @@ const base: MimeMail = {
   subject: "[example.com] DMARC policy changed",
   text: "Plain part\nsecond line\n",
   html: "<p>HTML part</p>\n",
-  headers: alertMailHeaders("https://monitor.example/unsubscribe/tok123"),
+  headers: { ...listUnsubscribeHeaders("https://monitor.example/unsubscribe/tok123"), "Auto-Submitted": "auto-generated" },
   messageId: "<abc123@monitor.example>",
   date: new Date("2026-11-28T13:52:58Z"),
 };

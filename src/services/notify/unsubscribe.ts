@@ -135,9 +135,7 @@ export async function digestFrequencyUrl(svc: Services, teamId: number, userId: 
 }
 
 /** RFC 8058 §3.1: an HTTPS URI in List-Unsubscribe and the one-click marker beside it. */
-export function listUnsubscribeHeaders(url: string): Record<string, string> {
-  return { "List-Unsubscribe": `<${url}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" };
-}
+export { listUnsubscribeHeaders } from "../../core/notify/alert-mail";
 
 export interface UnsubscribeSubject {
   purpose: "channel" | "digest";
