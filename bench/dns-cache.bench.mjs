@@ -17,6 +17,8 @@ const DELAY_MS = 20;
 const DOMAINS = Number(process.env.DNS_CACHE_DOMAINS ?? 1000);
 /** Checks running at once: a deployment runs many queue consumers side by side. */
 const CONCURRENCY = 10;
+/** A delay per cache call for the last run: what a Cache API match or put might cost (an assumption). */
+const CACHE_CALL_MS = 3;
 
 // ---- The population. Provider names are made up (".example", RFC 2606) but shaped like the real ones.
 const PROVIDERS = {
@@ -145,6 +147,21 @@ function mapCache() {
   };
 }
 
+/** The same cache with a delay on every call: a stand-in for the Cache API's own latency (not measured here). */
+function slowed(cache, ms) {
+  const wait = () => new Promise((resolve) => setTimeout(resolve, ms));
+  return {
+    async get(key) {
+      await wait();
+      return cache.get(key);
+    },
+    async put(...args) {
+      await wait();
+      return cache.put(...args);
+    },
+  };
+}
+
 /** The runtime's connection queue: at most `limit` fetches in flight per check (D20), the rest wait in call order. */
 function queuedFetch(limit) {
   let running = 0;
@@ -179,6 +196,7 @@ async function round(domains, mod, serverUrl, shared) {
       });
       const t0 = performance.now();
       const a = await analyzeDomain(d.name, { resolver, fetch: policyFetch, clock: { now: () => new Date() } });
+      await resolver.settled(); // as the check does: its shared-cache writes land before it ends
       out[i] = {
         ms: performance.now() - t0,
         queries: resolver.queriesSent,
@@ -223,25 +241,32 @@ export default async function run() {
     const cache = mapCache();
     const cold = await round(domains, mod, server.url, cache);
     const warm = await round(domains, mod, server.url, cache);
-    const same = domains.filter((_, i) => uncached[i].snapshot === warm[i].snapshot && uncached[i].snapshot === cold[i].snapshot).length;
-    const rows = [summary("no shared cache", uncached), summary("shared, cold", cold), summary("shared, warm", warm)];
+    const warmSlow = await round(domains, mod, server.url, slowed(cache, CACHE_CALL_MS));
+    const same = domains.filter((_, i) => [cold, warm, warmSlow].every((run) => run[i].snapshot === uncached[i].snapshot)).length;
+    const rows = [
+      summary("no shared cache", uncached),
+      summary("shared, cold", cold),
+      summary("shared, warm", warm),
+      summary(`warm, ${CACHE_CALL_MS} ms/call`, warmSlow),
+    ];
     const base = rows[0];
     for (const r of rows) {
       console.log(
-        `${r.label.padEnd(16)} DoH questions per check ${r.queries.toFixed(1).padStart(5)} (${(base.queries / r.queries).toFixed(2)}x fewer)` +
+        `${r.label.padEnd(19)} DoH questions per check ${r.queries.toFixed(1).padStart(5)} (${(base.queries / r.queries).toFixed(2)}x fewer)` +
           `  shared hits ${r.hits.toFixed(1).padStart(5)}  latency p50 ${r.p50.toFixed(1)} ms (${(r.p50 / base.p50).toFixed(2)}x)  p95 ${r.p95.toFixed(1)} ms (${(r.p95 / base.p95).toFixed(2)}x)`,
       );
     }
-    console.log(`entries in the shared cache: ${cache.size()}; posture identical in all three runs for ${same} of ${domains.length} domains`);
+    console.log(`entries in the shared cache: ${cache.size()}; posture identical in every run for ${same} of ${domains.length} domains`);
     // bench/posture's bound per domain, from its uncached question count; warm latency over that bound.
     const bound = domains.map((d, i) => Math.max(d.minimal, Math.ceil(uncached[i].queries / 6)) * DELAY_MS);
     const ratios = warm.map((w, i) => w.ms / bound[i]).sort((a, b) => a - b);
+    const slowRatios = warmSlow.map((w, i) => w.ms / bound[i]).sort((a, b) => a - b);
     const sortedBound = [...bound].sort((a, b) => a - b);
     console.log(
       `dependency-depth bound (bench/posture: max(minimal depth, ceil(uncached queries / 6)) x ${DELAY_MS} ms): p50 ${pct(sortedBound, 50)} ms, p95 ${pct(sortedBound, 95)} ms`,
     );
     console.log(
-      `warm latency / bound per check: p50 ${pct(ratios, 50).toFixed(2)}x, p95 ${pct(ratios, 95).toFixed(2)}x (target <= 1.3x); questions warm vs uncached ${(base.queries / rows[2].queries).toFixed(2)}x fewer (target >= 3x)`,
+      `warm latency / bound per check: p50 ${pct(ratios, 50).toFixed(2)}x, p95 ${pct(ratios, 95).toFixed(2)}x (target <= 1.3x); with ${CACHE_CALL_MS} ms per cache call p50 ${pct(slowRatios, 50).toFixed(2)}x, p95 ${pct(slowRatios, 95).toFixed(2)}x; questions warm vs uncached ${(base.queries / rows[2].queries).toFixed(2)}x fewer (target >= 3x)`,
     );
   } finally {
     await server.stop();

@@ -23,6 +23,13 @@ function cachedServices(now: () => Date = () => new Date(), cache: SharedAnswerC
 const asked = (stub: DohStub, name: string, type = "TXT") => stub.queries.filter((q) => q.name === name && q.type === type).length;
 const provider = () => `_spf.${unique("prov")}.example`;
 const resolverOf = (svc: Services, opts: Parameters<Services["createResolver"]>[0]) => svc.createResolver(opts) as DohResolver;
+/** One lookup by a fresh resolver, once its shared-cache writes have landed (as a check waits for them). */
+async function lookup(svc: Services, opts: Parameters<Services["createResolver"]>[0], name: string, type: "TXT" | "A") {
+  const r = resolverOf(svc, opts);
+  const out = await r.query(name, type);
+  await r.settled();
+  return out;
+}
 
 describe("shared DNS answer cache", () => {
   it("two resolvers share an answer: the second asks nothing and gets the same records, TTL aged", async () => {
@@ -33,6 +40,7 @@ describe("shared DNS answer cache", () => {
     const svc = cachedServices();
     const first = resolverOf(svc, { shared: true });
     expect(await first.query(include, "TXT")).toMatchObject({ kind: "records", records: ["v=spf1 ip4:192.0.2.0/24 -all"], ttl: 300 });
+    await first.settled();
     vi.setSystemTime(t0 + 100_000);
     const second = resolverOf(svc, { shared: true });
     expect(await second.query(include, "TXT"), "RFC 1035 §7.4: the TTL counts down while cached").toMatchObject({
@@ -48,9 +56,9 @@ describe("shared DNS answer cache", () => {
     const include = provider();
     const stub = installDohStub({ [include]: { TXT: ["v=spf1 -all"] } });
     const svc = cachedServices();
-    await resolverOf(svc, {}).query(include, "TXT");
-    await resolverOf(svc, { shared: true }).query(include, "TXT");
-    await resolverOf(svc, {}).query(include, "TXT");
+    await lookup(svc, {}, include, "TXT");
+    await lookup(svc, { shared: true }, include, "TXT");
+    await lookup(svc, {}, include, "TXT");
     expect(asked(stub, include)).toBe(3);
   });
 
@@ -62,9 +70,10 @@ describe("shared DNS answer cache", () => {
     for (let i = 0; i < 2; i++) {
       const r = resolverOf(svc, { shared: true, ownZone: own });
       await Promise.all([r.query(own, "TXT"), r.query(`_dmarc.${own}`, "TXT"), r.query(include, "TXT")]);
+      await r.settled();
     }
     // Another resolver with no own zone would find them if they had been stored.
-    await resolverOf(svc, { shared: true }).query(own, "TXT");
+    await lookup(svc, { shared: true }, own, "TXT");
     expect([asked(stub, own), asked(stub, `_dmarc.${own}`), asked(stub, include)]).toEqual([3, 2, 1]);
   });
 
@@ -75,15 +84,15 @@ describe("shared DNS answer cache", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     const t0 = Date.now();
     const svc = cachedServices();
-    await resolverOf(svc, { shared: true }).query(include, "TXT");
+    await lookup(svc, { shared: true }, include, "TXT");
     zone[include] = { TXT: ["v=spf1 ip4:198.51.100.0/24 -all"], ttl: 120 };
     vi.setSystemTime(t0 + 119_000);
-    expect(await resolverOf(svc, { shared: true }).query(include, "TXT"), "inside the TTL: the kept answer").toMatchObject({
+    expect(await lookup(svc, { shared: true }, include, "TXT"), "inside the TTL: the kept answer").toMatchObject({
       records: ["v=spf1 ip4:192.0.2.0/24 -all"],
       ttl: 1,
     });
     vi.setSystemTime(t0 + 120_000);
-    expect(await resolverOf(svc, { shared: true }).query(include, "TXT"), "at the TTL: expired, asked again").toMatchObject({
+    expect(await lookup(svc, { shared: true }, include, "TXT"), "at the TTL: expired, asked again").toMatchObject({
       records: ["v=spf1 ip4:198.51.100.0/24 -all"],
     });
     expect(asked(stub, include)).toBe(2);
@@ -96,12 +105,12 @@ describe("shared DNS answer cache", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     const t0 = Date.now();
     const svc = cachedServices();
-    expect(await resolverOf(svc, { shared: true }).query(include, "TXT")).toMatchObject({ kind: "nxdomain" });
+    expect(await lookup(svc, { shared: true }, include, "TXT")).toMatchObject({ kind: "nxdomain" });
     zone[include] = { TXT: ["v=spf1 -all"] };
     vi.setSystemTime(t0 + 59_000);
-    expect(await resolverOf(svc, { shared: true }).query(include, "TXT")).toMatchObject({ kind: "nxdomain" });
+    expect(await lookup(svc, { shared: true }, include, "TXT")).toMatchObject({ kind: "nxdomain" });
     vi.setSystemTime(t0 + 60_000);
-    expect(await resolverOf(svc, { shared: true }).query(include, "TXT")).toMatchObject({ kind: "records", records: ["v=spf1 -all"] });
+    expect(await lookup(svc, { shared: true }, include, "TXT")).toMatchObject({ kind: "records", records: ["v=spf1 -all"] });
     expect(asked(stub, include)).toBe(2);
   });
 
@@ -110,18 +119,24 @@ describe("shared DNS answer cache", () => {
     const stub = installDohStub({ [include]: { TXT: ["v=spf1 -all"], ttl: 300 } });
     const cache = edgeDnsCache();
     const t0 = Date.now();
-    await resolverOf(
+    await lookup(
       cachedServices(() => new Date(t0 + 3_600_000), cache),
       { shared: true },
-    ).query(include, "TXT");
-    await resolverOf(
+      include,
+      "TXT",
+    );
+    await lookup(
       cachedServices(() => new Date(t0), cache),
       { shared: true },
-    ).query(include, "TXT");
-    await resolverOf(
+      include,
+      "TXT",
+    );
+    await lookup(
       cachedServices(() => new Date(t0 + 3_600_000 + 300_000), cache),
       { shared: true },
-    ).query(include, "TXT");
+      include,
+      "TXT",
+    );
     expect(asked(stub, include)).toBe(3);
   });
 
@@ -131,8 +146,9 @@ describe("shared DNS answer cache", () => {
     const faults = ["servfail", "timeout", "truncated"] as const;
     for (const [i, f] of faults.entries()) stub.setFault(names[i] ?? "", "TXT", f, { times: 1 });
     const svc = cachedServices();
-    const r1 = svc.createResolver({ shared: true });
+    const r1 = resolverOf(svc, { shared: true });
     expect((await Promise.all(names.map((n) => r1.query(n, "TXT")))).map((l) => l.kind)).toEqual(["temperror", "temperror", "temperror"]);
+    await r1.settled();
     const r2 = svc.createResolver({ shared: true });
     expect((await Promise.all(names.map((n) => r2.query(n, "TXT")))).map((l) => l.kind)).toEqual(["records", "records", "records"]);
     expect(names.map((n) => asked(stub, n))).toEqual([2, 2, 2]);
@@ -149,6 +165,7 @@ describe("shared DNS answer cache", () => {
     const r = resolverOf(cachedServices(undefined, broken), { shared: true });
     expect(await r.query(include, "TXT")).toMatchObject({ kind: "records", records: ["v=spf1 -all"] });
     expect(await r.query(include, "A")).toMatchObject({ kind: "nodata" });
+    await r.settled();
     expect(asked(stub, include)).toBe(1);
     expect(warn, "logged once per resolver").toHaveBeenCalledTimes(1);
     warn.mockRestore();

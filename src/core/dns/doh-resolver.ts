@@ -58,6 +58,7 @@ export class DohResolver implements Resolver {
   private sent = 0;
   private hits = 0;
   private sharedFailed = false;
+  private readonly puts = new Set<Promise<void>>();
   private readonly shared: DohResolverOptions["shared"];
   private readonly order: string[];
   private readonly fetch: HttpFetch;
@@ -86,6 +87,11 @@ export class DohResolver implements Resolver {
   /** Answers taken from the shared cache instead of the network. */
   get sharedHits(): number {
     return this.hits;
+  }
+
+  /** Resolves once every shared-cache write this resolver started has finished (or failed). */
+  async settled(): Promise<void> {
+    while (this.puts.size > 0) await Promise.all([...this.puts]);
   }
 
   async query<T extends RecordType>(name: string, type: T, opts: QueryOptions = {}): Promise<Lookup<RecordData[T]>> {
@@ -153,7 +159,9 @@ export class DohResolver implements Resolver {
     const shared = this.shared && !this.shared.bypass?.(name) ? this.shared.cache : null;
     if (!shared) return this.fallback(name, type, priority);
     const key = sharedCacheKey(name, type);
-    const kept = await shared.get(key).catch((e: unknown) => this.sharedError("read", e));
+    // Cache API calls hold one of the Worker's 6 connections as a fetch does, so they take a slot of
+    // the resolver's queue too (D63): the read at the lookup's priority, the write as a leaf.
+    const kept = await this.limiter.run(priority, () => shared.get(key)).catch((e: unknown) => this.sharedError("read", e));
     if (kept) {
       const aged = ageMessage(kept.bytes, kept.storedAt, this.now());
       // Checked like a network answer: an entry for another question (a collision, a corrupt
@@ -167,8 +175,15 @@ export class DohResolver implements Resolver {
     const ex = await this.fallback(name, type, priority);
     const ttl = ex.kind === "temperror" ? 0 : cacheableTtl(ex);
     const bytes = ttl > 0 && ex.kind !== "temperror" ? storedBytes(ex.message) : null;
-    // Awaited so that the next check finds it; a Cache API write is local to the data centre.
-    if (bytes) await shared.put(key, bytes, ttl, this.now()).catch((e: unknown) => this.sharedError("write", e));
+    if (bytes) {
+      // Not awaited: the answer is not held back by the write; settled() waits for the writes.
+      const storedAt = this.now();
+      const put = this.limiter
+        .run("leaf", () => shared.put(key, bytes, ttl, storedAt))
+        .catch((e: unknown) => void this.sharedError("write", e))
+        .finally(() => this.puts.delete(put));
+      this.puts.add(put);
+    }
     return ex;
   }
 

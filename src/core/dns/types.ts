@@ -58,6 +58,8 @@ export interface Resolver {
   query<T extends RecordType>(name: string, type: T, opts?: QueryOptions): Promise<Lookup<RecordData[T]>>;
   /** Number of DNS queries actually sent (cache hits and de-duplicated in-flight queries excluded). */
   readonly queriesSent: number;
+  /** Resolves once background work the lookups started (shared-cache writes, docs/decisions.md D194) is done. */
+  settled?(): Promise<void>;
 }
 
 export const isAbsent = (l: Lookup<unknown>): boolean => l.kind === "nodata" || l.kind === "nxdomain";

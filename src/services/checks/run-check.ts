@@ -99,6 +99,7 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
     ? null
     : await buildRemediationPlan({ analysis, options, evidence });
   const flattening = await watchFlattenedIncludes(previous, analysis.parts.spf, options.resolver);
+  await resolver.settled?.(); // the shared-cache writes land before the next check of the round reads them
   const durationMs = Date.now() - started;
 
   // ---- Every resolver failed: record a failed check and retry sooner. check.completed says so; no

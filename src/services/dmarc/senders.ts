@@ -113,8 +113,8 @@ export async function identifySources(
   }
 
   const unknown = ips.filter((ip) => out.get(ip)?.sender === null);
-  if (unknown.length === 0) return out;
-  const ranges = await providerRanges(svc, resolver);
+  const ranges = unknown.length === 0 ? [] : await providerRanges(svc, resolver);
+  await resolver.settled?.(); // shared-cache writes finish before the request ends
   for (const ip of unknown) {
     const parsed = parseIp(ip);
     if (parsed === null) continue;

@@ -20,8 +20,9 @@ export function nothingResolved(a: DomainAnalysis): boolean {
 
 export async function domainIntel(svc: Services, input: string, full: boolean) {
   const domain = validDomain(input);
+  const resolver = svc.createResolver({ shared: true, ownZone: domain }); // D196
   const options = plannable({
-    resolver: svc.createResolver({ shared: true, ownZone: domain }), // D196
+    resolver,
     fetch: svc.fetch,
     clock: svc.clock,
     allowPrivateTargets: svc.config.webhookAllowPrivate,
@@ -31,5 +32,6 @@ export async function domainIntel(svc: Services, input: string, full: boolean) {
   if (nothingResolved(analysis)) throw dependencyUnavailable();
   // Any domain, monitored or not: no report evidence here, so the DMARC ramp waits for reports.
   const { flattened: _watched, ...plan } = await buildRemediationPlan({ analysis, options, evidence: null });
+  await resolver.settled?.(); // shared-cache writes finish before the request ends
   return full ? fullView(analysis, plan) : summaryView(analysis, plan);
 }
