@@ -81,6 +81,9 @@ export async function startWorld({ port = 8890 } = {}) {
       // kept in the local outbox, so an email channel's confirmation is sent, not refused with a 503.
       SITE_URL: `http://127.0.0.1:${port}`,
       DEV_OUTBOX: "true",
+      // Faults are injected per question and must reach the check that asks; a shared DNS answer
+      // cache would serve the healthy answer kept by the round before (docs/decisions.md D197).
+      DNS_SHARED_CACHE: "false",
     },
   });
   const base = dev.url;
