@@ -58,6 +58,8 @@ export interface Resolver {
   query<T extends RecordType>(name: string, type: T, opts?: QueryOptions): Promise<Lookup<RecordData[T]>>;
   /** Number of DNS queries actually sent (cache hits and de-duplicated in-flight queries excluded). */
   readonly queriesSent: number;
+  /** Answers taken from the shared answer cache, when the resolver has one (docs/decisions.md D194). */
+  readonly sharedHits?: number;
   /** Resolves once background work the lookups started (shared-cache writes, docs/decisions.md D194) is done. */
   settled?(): Promise<void>;
 }
