@@ -38,8 +38,21 @@ const ALGORITHMS: Record<string, [DkimSignature["keyType"], DkimSignature["hash"
 };
 
 const REQUIRED = ["v", "a", "b", "bh", "d", "h", "s"] as const; // §3.5 and §6.1.1
+// RFC 8617 §4.1.2: an ARC-Message-Signature has no v= and its i= is the instance (§4.2.1).
+const REQUIRED_AMS = ["a", "b", "bh", "d", "h", "i", "s"] as const;
 
-export function parseSignature(value: string): Result<DkimSignature, SignatureParseError> {
+export interface ParseOptions {
+  /**
+   * Read the value as an ARC-Message-Signature (RFC 8617 §4.1.2): the same tags as DKIM except that
+   * v= is ignored and i= is the instance (1 to 50, §4.2.1), not an AUID, so `identity` is "@" + d=.
+   * h= may list no field (the shared ARC test suite accepts an empty h=; ARC has no From rule).
+   */
+  arc?: boolean;
+  /** The canonicalization when c= is absent; RFC 6376 §3.5 says simple/simple. */
+  defaultCanon?: "simple/simple" | "relaxed/relaxed";
+}
+
+export function parseSignature(value: string, opts: ParseOptions = {}): Result<DkimSignature, SignatureParseError> {
   const parsed = parseTagList(value);
   // Best effort for reporting: a broken tag list still usually names its d=, s= and a=.
   const lenient = (tag: string) => new RegExp(`(?:^|;)[ \\t\\r\\n]*${tag}[ \\t\\r\\n]*=([^;]*)`).exec(value)?.[1]?.trim() || undefined;
@@ -54,8 +67,8 @@ export function parseSignature(value: string): Result<DkimSignature, SignaturePa
   const t = parsed.value;
   const fail = (reason: string) => partial(t, reason);
 
-  for (const tag of REQUIRED) if (!t.has(tag)) return fail(`missing required tag ${tag}=`);
-  if (t.get("v") !== "1") return fail(`unsupported version v=${t.get("v")}`); // §3.5: MUST be "1"
+  for (const tag of opts.arc ? REQUIRED_AMS : REQUIRED) if (!t.has(tag)) return fail(`missing required tag ${tag}=`);
+  if (!opts.arc && t.get("v") !== "1") return fail(`unsupported version v=${t.get("v")}`); // §3.5: MUST be "1"
 
   const a = (t.get("a") ?? "").toLowerCase();
   const alg = ALGORITHMS[a];
@@ -67,7 +80,7 @@ export function parseSignature(value: string): Result<DkimSignature, SignaturePa
   if (bh === "" || !/^[A-Za-z0-9+/]+={0,2}$/.test(bh)) return fail("bh= is empty or not base64");
 
   // §3.5 c=: "header/body", body defaults to simple, whole tag defaults to simple/simple.
-  const c = (t.get("c") ?? "simple/simple").toLowerCase().split("/");
+  const c = (t.get("c") ?? opts.defaultCanon ?? "simple/simple").toLowerCase().split("/");
   if (c.length > 2) return fail(`invalid canonicalization c=${t.get("c")}`);
   const hc = c[0] ?? "simple";
   const bc = c[1] ?? "simple";
@@ -82,11 +95,16 @@ export function parseSignature(value: string): Result<DkimSignature, SignaturePa
     .split(":")
     .map((h) => h.replace(/[ \t\r\n]+/g, ""))
     .filter((h) => h !== "");
-  if (headers.length === 0) return fail("h= is empty");
+  if (headers.length === 0 && !opts.arc) return fail("h= is empty");
+  if (opts.arc) {
+    // RFC 8617 §3.9: position = 1*2DIGIT, 1 to 50.
+    const instance = stripFws(t.get("i") ?? "");
+    if (!/^[0-9]{1,2}$/.test(instance) || Number(instance) < 1 || Number(instance) > 50) return fail(`i= is not an ARC instance (1 to 50): ${t.get("i")}`);
+  }
 
   // §3.5 i=: the domain part MUST be the same as, or a subdomain of, d= (PERMFAIL "domain mismatch").
   // RFC 6376 §3.5: i= is dkim-quoted-printable (§2.11): "=40" is "@", and "=XX" any octet.
-  const decoded = decodeQp(stripFws(t.get("i") ?? `@${domain}`));
+  const decoded = opts.arc ? `@${domain}` : decodeQp(stripFws(t.get("i") ?? `@${domain}`));
   if (decoded === null) return fail(`i= is not valid dkim-quoted-printable: ${t.get("i")}`);
   const identity = decoded;
   const at = identity.lastIndexOf("@");

@@ -5,9 +5,9 @@ import { base64Decode, base64Encode, encodeText } from "./bytes";
 import { signedHeaderData } from "./canonicalize";
 import { verifySignature } from "./crypto";
 import type { DkimKeyCache } from "./key-cache";
-import { looksLikeKeyRecord } from "./key-record";
 import type { HeaderField, ParsedMessage } from "./message";
-import { parseSignature, type DkimSignature } from "./signature";
+import { resolveKey } from "./resolve-key";
+import { parseSignature, type DkimSignature, type ParseOptions } from "./signature";
 
 export type DkimResult = "pass" | "fail" | "neutral" | "none" | "permerror" | "temperror";
 
@@ -43,6 +43,8 @@ export async function verifyOneSignature(
   now: Date,
   bodies: BodyHashes,
   keys: DkimKeyCache,
+  /** Verify an ARC-Message-Signature (RFC 8617 §4.1.2) rather than a DKIM-Signature. */
+  opts: ParseOptions = {},
 ): Promise<SignatureReport> {
   const r: SignatureReport = {
     domain: null,
@@ -64,7 +66,7 @@ export async function verifyOneSignature(
   };
   const done = (result: DkimResult, reason: string | null): SignatureReport => ({ ...r, result, reason });
 
-  const parsed = parseSignature(field.value);
+  const parsed = parseSignature(field.value, opts);
   if (!parsed.ok) {
     Object.assign(r, { domain: parsed.error.domain, selector: parsed.error.selector, algorithm: parsed.error.algorithm });
     return done("permerror", `signature syntax: ${parsed.error.reason}`);
@@ -99,43 +101,20 @@ export async function verifyOneSignature(
     return done(result, reason);
   };
 
-  // §5.4: From MUST be signed; §6.1.1 treats a signature without it as PERMFAIL.
-  if (r.detail.fromSignedCount === 0) return end("permerror", "From header is not in h= (RFC 6376 §5.4)");
+  // §5.4: From MUST be signed; §6.1.1 treats a signature without it as PERMFAIL. ARC has no such
+  // rule for the AMS (RFC 8617 §4.1.2).
+  if (r.detail.fromSignedCount === 0 && !opts.arc) return end("permerror", "From header is not in h= (RFC 6376 §5.4)");
 
-  // §3.6.2.2: the key lives at <s>._domainkey.<d> as TXT.
-  const lookup = await resolver.query(`${sig.selector}._domainkey.${sig.domain}`, "TXT");
-  if (lookup.kind === "temperror") return end("temperror", `key lookup failed: ${lookup.reason}`);
-  if (lookup.kind !== "records") return end("permerror", `no key (${lookup.kind} at ${sig.selector}._domainkey.${sig.domain})`);
-  const txts = lookup.records.filter(looksLikeKeyRecord);
-  if (txts.length === 0) return end("permerror", "no key: the TXT records there are not DKIM key records");
-  // §3.6.2.2: several records at one selector give undefined results; refuse rather than guess.
-  if (txts.length > 1) return end("permerror", `${txts.length} key records at the selector`);
-  // The record's parse and analysis depend only on its text (docs/decisions.md D53).
-  const read = await keys.read(txts[0] ?? "");
-  if (!read.record.ok) return end("permerror", read.record.error);
-  const key = read.record.value;
-  if (key.revoked) {
-    r.key = { type: key.keyType, bits: null, fingerprint: null, testing: key.testing };
-    r.testing = key.testing;
-    return end("permerror", "key revoked (empty p=)");
+  const resolved = await resolveKey(sig, resolver, keys);
+  const { record: key, analysis } = resolved;
+  if (key?.revoked) r.key = { type: key.keyType, bits: null, fingerprint: null, testing: key.testing };
+  else if (analysis !== null) {
+    r.key = { type: analysis.type, bits: analysis.bits, fingerprint: analysis.fingerprint, testing: analysis.testing };
+    r.detail.keyBits = analysis.bits;
   }
-  const analysis = read.analysis;
-  if (analysis === null) return end("permerror", "unusable key");
-  if ("error" in analysis) return end("permerror", analysis.error);
-  r.key = { type: analysis.type, bits: analysis.bits, fingerprint: analysis.fingerprint, testing: analysis.testing };
-  r.testing = analysis.testing;
-  r.detail.keyBits = analysis.bits;
-
-  if (key.keyType !== sig.keyType) return end("permerror", `key type k=${key.keyType} does not match a=${sig.algorithm}`);
-  if (key.hashes !== null && !key.hashes.includes(sig.hash)) return end("permerror", `key h=${key.hashes.join(":")} does not allow ${sig.hash}`);
-  if (!key.services.includes("*") && !key.services.includes("email")) return end("permerror", "key s= excludes email");
-  // §3.6.1 t=s: i= must use exactly d=, not a subdomain.
-  if (key.strict && sig.identity.slice(sig.identity.lastIndexOf("@") + 1).toLowerCase() !== sig.domain) {
-    return end("permerror", "key has t=s but i= is a subdomain of d=");
-  }
-  if (!analysis.usable || analysis.material === null) {
-    return end("permerror", analysis.findings.find((x) => x.severity === "Critical" || x.severity === "High")?.description ?? "unusable key");
-  }
+  r.testing = r.key?.testing ?? false;
+  if (resolved.result !== "ok" || key === null || analysis?.material == null)
+    return end(resolved.result === "ok" ? "permerror" : resolved.result, resolved.reason);
 
   const sigBytes = base64Decode(sig.signature);
   const data = encodeText(signedHeaderData(msg.headers, sig.headers, field, sig.headerCanon), msg.binary);
