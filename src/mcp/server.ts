@@ -8,13 +8,14 @@ import { registerResources } from "./resources";
 import { dkimTools } from "./tools/dkim";
 import { domainTools } from "./tools/domains";
 import { intelTools } from "./tools/intel";
+import { messageTools } from "./tools/messages";
 import { notificationTools } from "./tools/notifications";
 import { reportTools } from "./tools/reports";
 import { webhookTools } from "./tools/webhooks";
 
 export const SERVER_INFO = { name: "emailauth-monitor", version: "1.0.0" };
 
-export const ALL_TOOLS = [...domainTools, ...dkimTools, ...reportTools, ...intelTools, ...webhookTools, ...notificationTools];
+export const ALL_TOOLS = [...domainTools, ...dkimTools, ...messageTools, ...reportTools, ...intelTools, ...webhookTools, ...notificationTools];
 
 const INSTRUCTIONS =
   "Monitors the email authentication (SPF, DKIM, DMARC, BIMI, MTA-STS, TLS-RPT, DANE) of the team's domains. " +

@@ -7,7 +7,7 @@ import { authenticateToken, touchToken } from "../services/teams/tokens";
 import { clientOf, recordFailure, refuseIfBlocked, TOKEN_FAILURES_PER_MINUTE } from "./failure-gate";
 
 /** The compute-only POSTs a read-only token may call (docs/decisions.md D2); every GET is allowed too. */
-const READ_ONLY_POSTS = new Set(["/api/v1/dkim/verify", "/api/v1/dkim/generate", "/api/v1/intel/emails"]);
+const READ_ONLY_POSTS = new Set(["/api/v1/dkim/verify", "/api/v1/dkim/generate", "/api/v1/intel/emails", "/api/v1/messages/audit"]);
 
 export const readOnlyMayCall = (method: string, path: string) =>
   method === "GET" || method === "HEAD" || (method === "POST" && READ_ONLY_POSTS.has(path.replace(/\/+$/, "")));
@@ -47,7 +47,7 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
     throw new ApiError(429, rate.reason ?? "rate_limited", message, undefined, { "Retry-After": String(rate.retryAfterSeconds) });
   }
   if (found.token.scope === "read_only" && !readOnlyMayCall(c.req.method, c.req.path)) {
-    throw forbidden("A read-only token may call GET operations and POST /dkim/verify, /dkim/generate and /intel/emails only.");
+    throw forbidden("A read-only token may call GET operations and POST /dkim/verify, /dkim/generate, /intel/emails and /messages/audit only.");
   }
   c.executionCtx.waitUntil(touchToken(svc, found.token.id, found.token.lastUsedAt).catch(() => undefined));
   await next();

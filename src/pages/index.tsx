@@ -57,6 +57,7 @@ export const PAGE_PATHS = [
   "/dkim/*",
   "/intel",
   "/intel/*",
+  "/tools/*",
   "/alerts",
   "/alerts/*",
   "/webhooks",

@@ -7,6 +7,7 @@ import { dkimToolRoutes } from "./dkim/tools";
 import { domainDkimRoutes } from "./domain-dkim";
 import { dmarcRoutes } from "./dmarc";
 import { intelRoutes } from "./intel";
+import { messageAuditRoutes } from "./messages/audit";
 import { notificationRoutes } from "./notifications";
 import { tlsRoutes } from "./tls";
 import { webhookRoutes } from "./webhooks";
@@ -17,6 +18,7 @@ export function mountApiRoutes(v1: Api): void {
   v1.route("/", alertRoutes());
   v1.route("/", intelRoutes());
   v1.route("/", dkimToolRoutes());
+  v1.route("/", messageAuditRoutes());
   v1.route("/", domainDkimRoutes());
   v1.route("/", dmarcRoutes());
   v1.route("/", tlsRoutes());
