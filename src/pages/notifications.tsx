@@ -201,7 +201,10 @@ const NotificationsPage: FC<{ frame: Frame; data: ListData; notice?: string; ref
   return (
     <Layout title="Notifications" frame={frame} active="/notifications">
       <h1>Notifications</h1>
-      <p class="muted">Tell people when an alert opens or resolves: by email, in Slack or Teams, or as a PagerDuty incident.</p>
+      <p class="muted">
+        Tell people when an alert opens or resolves: by email, in Slack or Teams, or as a PagerDuty incident. Your weekly or daily summary mail:{" "}
+        <a href="/settings/notifications/digest">digest settings</a>.
+      </p>
       {notice && <Notice kind="ok">{notice}</Notice>}
       <section class="panel" aria-labelledby="channel-list">
         <h2 id="channel-list">{`Channels (${data.rows.length} of ${data.limit} on your plan)`}</h2>

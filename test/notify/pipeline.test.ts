@@ -295,7 +295,44 @@ describe("PagerDuty incidents open and close themselves", () => {
   });
 });
 
+describe("PagerDuty stays within its rate limit", () => {
+  it("a burst across more domains than a message may page for is one incident listing them all", async () => {
+    respond(() => new Response("{}", { status: 202 }));
+    const { team, svc } = await setup("pagerduty");
+    const many = await Promise.all(Array.from({ length: 12 }, () => insertDomain(team.id)));
+    for (const d of many) await openAlerts(svc, team.id, d, [{ kind: "drift", subject: `spf-${d.id}` }]);
+    await fanOut(team.id);
+    await closeWindows(team.id);
+    const events = received.filter(toPagerDuty).map((r) => JSON.parse(r.body));
+    expect(events).toHaveLength(1);
+    expect(events[0].payload.custom_details.alerts.length + events[0].payload.custom_details.more).toBe(12);
+  });
+
+  it("up to ten domains each get their own incident", async () => {
+    respond(() => new Response("{}", { status: 202 }));
+    const { team, svc } = await setup("pagerduty");
+    const some = await Promise.all(Array.from({ length: 3 }, () => insertDomain(team.id)));
+    for (const d of some) await openAlerts(svc, team.id, d, [{ kind: "drift", subject: `spf-${d.id}` }]);
+    await fanOut(team.id);
+    await closeWindows(team.id);
+    expect(received.filter(toPagerDuty)).toHaveLength(3);
+  });
+});
+
 describe("retries and disabling, as for webhook endpoints", () => {
+  it("a send message that arrives before its window closes is sent on with the rest of the wait", async () => {
+    const { team, d, svc, channel } = await setup("slack");
+    await openAlerts(svc, team.id, d, [{ kind: "drift", subject: "early" }]);
+    await fanOut(team.id);
+    const [m] = await messagesOf(channel.id);
+    q.sent.length = 0;
+    await runQueue([{ kind: "notify", team_id: team.id, message_id: m?.id }]);
+    expect(received.filter(toChat)).toHaveLength(0);
+    const again = q.sent.find((x) => (x.body as { message_id?: number }).message_id === m?.id);
+    expect(again?.delaySeconds).toBeGreaterThan(20);
+    expect(again?.delaySeconds).toBeLessThanOrEqual(30);
+  });
+
   it("a 503 is retried on the webhook schedule; the log keeps each attempt", async () => {
     respond(() => new Response("down", { status: 503 }));
     const { team, d, svc, channel } = await setup("slack");

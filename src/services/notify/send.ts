@@ -61,7 +61,10 @@ export async function sendNotification(svc: Services, ref: { teamId: number; mes
       (status = 'collecting' AND send_after <= ${now + EARLY_TOLERANCE_MS})
       OR (status = 'pending' AND (lease_until IS NULL OR lease_until <= ${now}) AND (next_retry_at IS NULL OR next_retry_at <= ${now + EARLY_TOLERANCE_MS}))
     ) RETURNING id`);
-  if (claimed.length === 0) return null; // not due, being sent, or done: the due message or the sweep will come
+  if (claimed.length === 0) {
+    await carryOn(svc, ref, now);
+    return null; // not due, being sent, or done
+  }
   const message = await svc.db.query.notificationMessages.findFirst({ where: eq(notificationMessages.id, ref.messageId) });
   const channel = await svc.db.query.notificationChannels.findFirst({
     where: and(eq(notificationChannels.id, message?.channelId ?? 0), eq(notificationChannels.teamId, ref.teamId)),
@@ -71,6 +74,22 @@ export async function sendNotification(svc: Services, ref: { teamId: number; mes
     return settle(svc, message, channel, { verdict: "final", status: null, error: "channel disabled", durationMs: null, excerpt: null, requests: 0 }, true);
   const outcome = await attempt(svc, channel, message);
   return settle(svc, message, channel, outcome, outcome.skip === true);
+}
+
+/**
+ * A send message that came before its message is due (a queue delivers a delayed message early, or a long
+ * retry wait was split into hops) is sent on with the rest of the wait, so the message still goes when it is
+ * due instead of waiting for the sweep. One that finds its message sent, in flight or gone is dropped.
+ */
+async function carryOn(svc: Services, ref: { teamId: number; messageId: number }, now: number): Promise<void> {
+  const m = await svc.db.query.notificationMessages.findFirst({
+    where: and(eq(notificationMessages.id, ref.messageId), eq(notificationMessages.teamId, ref.teamId)),
+    columns: { status: true, sendAfter: true, nextRetryAt: true, leaseUntil: true },
+  });
+  if (!m) return;
+  const due = m.status === "collecting" ? m.sendAfter.getTime() : m.status === "pending" && m.leaseUntil === null ? (m.nextRetryAt?.getTime() ?? null) : null;
+  if (due === null || due <= now + EARLY_TOLERANCE_MS) return;
+  await nudge(svc, ref.teamId, ref.messageId, Math.min(Math.ceil((due - now) / 1000), QUEUE_MAX_DELAY_SECONDS));
 }
 
 async function attempt(svc: Services, channel: ChannelRow, message: MessageRow): Promise<Outcome> {
@@ -120,7 +139,10 @@ async function sendPagerDuty(svc: Services, channel: ChannelRow, batch: Notifica
   const triggers = batch.rows.filter((r) => r.action === "trigger");
   const byDomain = new Map<string, ItemRow[]>();
   for (const r of triggers) byDomain.set(String(r.domainId ?? "team"), [...(byDomain.get(String(r.domainId ?? "team")) ?? []), r]);
-  for (const group of byDomain.values()) {
+  // A burst across many domains is one incident, not one page per domain: it keeps on-call sane and a
+  // message within PagerDuty's rate limit (about 120 events a minute per routing key, D181).
+  const groups = byDomain.size > PD_MAX_INCIDENTS_PER_MESSAGE ? [triggers] : [...byDomain.values()];
+  for (const group of groups) {
     const key = group.find((r) => r.dedupKey !== null)?.dedupKey ?? String(Math.min(...group.map((r) => r.alertId)));
     await svc.db
       .update(notificationItems)
@@ -171,6 +193,9 @@ async function sendPagerDuty(svc: Services, channel: ChannelRow, batch: Notifica
   }
   return { ...last, requests };
 }
+
+/** A message opens at most this many PagerDuty incidents; a burst over more domains becomes one incident. */
+export const PD_MAX_INCIDENTS_PER_MESSAGE = 10;
 
 /** Email: one mail per recipient, each with its own one-click unsubscribe (RFC 8058); a retry skips those already sent. */
 async function sendEmail(svc: Services, channel: ChannelRow, message: MessageRow, batch: NotificationBatch): Promise<Outcome> {
