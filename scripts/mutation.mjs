@@ -770,6 +770,42 @@ export const MUTATIONS = [
     to: "...first, ...PROVIDERS.flatMap((e) => e.selectors), ...GENERIC_SELECTORS",
     tests: ["test/queues/dkim-common-selectors.test.ts"],
   },
+  {
+    name: "notify: openings of one burst hold each other back by the cooldown",
+    file: "src/services/notify/route.ts",
+    from: "nowMs - rule.cooldownMinutes * 60_000 && cd.messageId !== messageId) {",
+    to: "nowMs - rule.cooldownMinutes * 60_000) {",
+    tests: ["test/notify/pipeline.test.ts"],
+  },
+  {
+    name: "notify: a resolve is sent where its opening was held back",
+    file: "src/services/notify/route.ts",
+    from: `          eq(notificationItems.action, "trigger"),
+          eq(notificationItems.suppressed, false),`,
+    to: `          eq(notificationItems.action, "trigger"),`,
+    tests: ["test/notify/pipeline.test.ts"],
+  },
+  {
+    name: "notify: an email retry mails again those already sent",
+    file: "src/services/notify/send.ts",
+    from: "if (done.has(r.address)) continue;",
+    to: "",
+    tests: ["test/notify/email-channel.test.ts"],
+  },
+  {
+    name: "notify: a burst over many domains pages once per domain",
+    file: "src/services/notify/send.ts",
+    from: "const groups = byDomain.size > PD_MAX_INCIDENTS_PER_MESSAGE ?",
+    to: "const groups = false ?",
+    tests: ["test/notify/pipeline.test.ts"],
+  },
+  {
+    name: "notify: an early send message is dropped",
+    file: "src/services/notify/send.ts",
+    from: "if (due === null || due <= now + EARLY_TOLERANCE_MS) return;",
+    to: "return;",
+    tests: ["test/notify/pipeline.test.ts"],
+  },
 ];
 
 const args = process.argv.slice(2);

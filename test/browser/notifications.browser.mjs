@@ -160,3 +160,40 @@ test("a DNS change raises an alert and its grouped message reaches Slack and the
   await look(page, "notification-message-alert");
   await context.close();
 });
+
+test("the alert mail and the weekly digest render in Chromium from the local outbox, on a desktop and a phone", async () => {
+  const { page, context } = await stack.person();
+  await signIn(page, owner);
+  // The owner opted in to "Team mail" above, so the DNS change's alert also went out by mail.
+  await page.goto("/dev/outbox");
+  const alertMail = page.locator("article.mail", { has: page.locator(".mail-to", { hasText: owner }) }).filter({ hasText: domain }).first();
+  await alertMail.locator("a.mail-html").click();
+  await page.getByText(domain).first().waitFor();
+  await look(page, "mail-alert");
+
+  // The team's digest goes out at its hour in its time zone: hour 0 UTC on today's weekday makes it due now.
+  await page.goto("/settings/notifications/digest");
+  await page.getByLabel("Time zone (IANA, e.g. Europe/Paris)").fill("UTC");
+  await page.getByLabel("Hour (0-23, local)").fill("0");
+  const weekday = String(((new Date().getUTCDay() + 6) % 7) + 1);
+  await page.getByLabel("Weekly digest on").selectOption(weekday);
+  await page.getByRole("button", { name: "Save team settings" }).click();
+  await look(page, "digest-settings");
+  // The every-minute cron, as wrangler dev runs it on request (--test-scheduled).
+  const fired = await fetch(`${stack.url}/__scheduled?cron=*+*+*+*+*`);
+  assert.equal(fired.status, 200);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    await page.goto("/dev/outbox");
+    const digest = page.locator("article.mail", { has: page.locator(".mail-to", { hasText: owner }) }).filter({ hasText: /digest/i }).first();
+    if ((await digest.count()) > 0) {
+      await digest.locator("a.mail-html").click();
+      break;
+    }
+    if (Date.now() > deadline) assert.fail(`no digest in the outbox\n--- server log ---\n${stack.server.log().slice(-4000)}`);
+    await page.waitForTimeout(1500);
+  }
+  await page.getByText(domain).first().waitFor();
+  await look(page, "mail-digest");
+  await context.close();
+});

@@ -300,12 +300,19 @@ describe("PagerDuty stays within its rate limit", () => {
     respond(() => new Response("{}", { status: 202 }));
     const { team, svc } = await setup("pagerduty");
     const many = await Promise.all(Array.from({ length: 12 }, () => insertDomain(team.id)));
-    for (const d of many) await openAlerts(svc, team.id, d, [{ kind: "drift", subject: `spf-${d.id}` }]);
+    // 108 alerts: more items than D1 binds parameters in one statement (100).
+    for (const d of many)
+      await openAlerts(
+        svc,
+        team.id,
+        d,
+        Array.from({ length: 9 }, (_, i) => ({ kind: "drift" as const, subject: `spf-${d.id}-${i}` })),
+      );
     await fanOut(team.id);
     await closeWindows(team.id);
     const events = received.filter(toPagerDuty).map((r) => JSON.parse(r.body));
     expect(events).toHaveLength(1);
-    expect(events[0].payload.custom_details.alerts.length + events[0].payload.custom_details.more).toBe(12);
+    expect(events[0].payload.custom_details.alerts.length + events[0].payload.custom_details.more).toBe(108);
   });
 
   it("up to ten domains each get their own incident", async () => {

@@ -2,7 +2,7 @@
 // never send it twice), render it for its channel, send, record the attempt, and follow the webhook rules for
 // what comes next: retry on the same schedule, fail, or disable the channel after 20 failures in a row (or
 // at once on 410 Gone). Does I/O (D1, DNS, HTTP, email, queue).
-import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { alertMail } from "../../core/notify/alert-mail";
 import { type PagerDutyIncident, pagerDutyEvent } from "../../core/notify/pagerduty";
 import { slackMessage } from "../../core/notify/slack";
@@ -10,7 +10,6 @@ import { teamsMessage } from "../../core/notify/teams";
 import type { NotificationBatch, NotificationItem, NotifiedAlert } from "../../core/notify/types";
 import { attemptDelivery, type Classification, classifyResponse, MAX_ATTEMPTS, nextRetryDelaySeconds, outcomeOf } from "../../core/webhooks";
 import {
-  alerts,
   channelSubscribers,
   memberships,
   notificationAttempts,
@@ -141,18 +140,17 @@ async function sendPagerDuty(svc: Services, channel: ChannelRow, batch: Notifica
   for (const r of triggers) byDomain.set(String(r.domainId ?? "team"), [...(byDomain.get(String(r.domainId ?? "team")) ?? []), r]);
   // A burst across many domains is one incident, not one page per domain: it keeps on-call sane and a
   // message within PagerDuty's rate limit (about 120 events a minute per routing key, D181).
-  const groups = byDomain.size > PD_MAX_INCIDENTS_PER_MESSAGE ? [triggers] : [...byDomain.values()];
+  const merged = byDomain.size > PD_MAX_INCIDENTS_PER_MESSAGE;
+  const groups = merged ? [triggers] : [...byDomain.values()];
   for (const group of groups) {
     const key = group.find((r) => r.dedupKey !== null)?.dedupKey ?? String(Math.min(...group.map((r) => r.alertId)));
-    await svc.db
-      .update(notificationItems)
-      .set({ dedupKey: key })
-      .where(
-        inArray(
-          notificationItems.id,
-          group.map((r) => r.id),
-        ),
-      );
+    // By the message (and the group's domain), never by a list of ids: a burst's group may hold hundreds of
+    // items and D1 binds at most 100 parameters in one statement.
+    const domainId = group[0]?.domainId ?? null;
+    await svc.db.run(sql`
+      UPDATE notification_items SET dedup_key = ${key}
+      WHERE message_id = ${batch.messageId} AND action = 'trigger' AND suppressed = 0
+        ${merged ? sql`` : domainId === null ? sql`AND domain_id IS NULL` : sql`AND domain_id = ${domainId}`}`);
     incidents.push({ action: "trigger", dedupKey: key, items: group.map(toItem) });
   }
   const resolves = batch.rows.filter((r) => r.action === "resolve");
@@ -167,18 +165,11 @@ async function sendPagerDuty(svc: Services, channel: ChannelRow, batch: Notifica
     if (key !== null) keys.set(key, [...(keys.get(key) ?? []), r]);
   }
   for (const [key, group] of keys) {
-    const members = await svc.db
-      .select({ alertId: notificationItems.alertId })
-      .from(notificationItems)
-      .where(and(eq(notificationItems.channelId, channel.id), eq(notificationItems.dedupKey, key), eq(notificationItems.action, "trigger")));
-    const ids = members.map((m) => m.alertId);
-    const open =
-      ids.length === 0
-        ? []
-        : await svc.db
-            .select({ id: alerts.id })
-            .from(alerts)
-            .where(and(inArray(alerts.id, ids), isNull(alerts.resolvedAt)));
+    // Resolved when no alert of the incident is still open (an alert deleted with its domain is not open).
+    const open = await svc.db.all<{ id: number }>(sql`
+      SELECT a.id FROM notification_items i JOIN alerts a ON a.id = i.alert_id
+      WHERE i.channel_id = ${channel.id} AND i.dedup_key = ${key} AND i.action = 'trigger' AND a.resolved_at IS NULL
+      LIMIT 1`);
     if (open.length === 0) incidents.push({ action: "resolve", dedupKey: key, items: group.map(toItem) });
   }
   if (incidents.length === 0) return { verdict: "delivered", status: null, error: null, durationMs: 0, excerpt: "no incident to open or resolve", requests: 0 };
