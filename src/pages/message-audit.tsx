@@ -85,7 +85,9 @@ const ProviderTableView: FC<{ t: ProviderTable }> = ({ t }) => (
         </thead>
         <tbody>
           {t.rows.map((r) => {
-            const [cls, text] = STATE[r.state] ?? ["", r.state];
+            const [stateCls, text] = STATE[r.state] ?? ["", r.state];
+            // A rule this provider does not require is shown, but not in alarm colours.
+            const cls = r.requirement === "required" ? stateCls : "";
             return (
               <tr data-row={r.id} data-state={r.state}>
                 <th scope="row">{r.label}</th>
