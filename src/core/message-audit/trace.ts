@@ -22,8 +22,10 @@ const unfold = (s: string): string => s.replace(/\r\n/g, "").replace(/\s+/g, " "
 export function parseReceived(value: string): ReceivedHop {
   const text = unfold(value);
   const clauses = text.split(";")[0] ?? text;
+  // Clause words are read outside comments: Postfix writes "(using TLSv1.3 with cipher ...)".
+  const bare = stripComments(clauses);
   const word = (name: string): string | null => {
-    const m = new RegExp(`(?:^|\\s)${name}\\s+([^\\s()]+)`, "i").exec(clauses);
+    const m = new RegExp(`(?:^|\\s)${name}\\s+([^\\s()]+)`, "i").exec(bare);
     return m?.[1]?.replace(/\.$/, "").toLowerCase() ?? null;
   };
   const fromAt = /(?:^|\s)from\s/i.exec(clauses);
@@ -49,7 +51,7 @@ export function parseReceived(value: string): ReceivedHop {
  */
 export function hopUsedTls(hop: ReceivedHop): boolean | null {
   const proto = hop.with ?? "";
-  if (/^(ESMTPS|ESMTPSA|UTF8SMTPS|UTF8SMTPSA|LMTPS|LMTPSA|ESMTPTLS)$/.test(proto)) return true;
+  if (/^(ESMTPS|ESMTPSA|UTF8SMTPS|UTF8SMTPSA|LMTPS|LMTPSA|SMTPS|ESMTPTLS)$/.test(proto)) return true;
   if (/\bTLS(v?1[._]?[0-3])?\b|version=TLS/i.test(hop.text)) return true;
   if (/^(SMTP|ESMTP|ESMTPA|UTF8SMTP|UTF8SMTPA|LMTP)$/.test(proto)) return false;
   return null;
