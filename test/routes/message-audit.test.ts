@@ -99,6 +99,8 @@ interface Audit {
   marketing: { marketing: boolean | null };
   bimi: { eligible: boolean | null; problems: string[] };
   providers: Array<{ provider: string; source: { url: string; published: string }; rows: Row[]; failing: number }>;
+  headers_only: boolean;
+  receiver_reported: Record<string, string> | null;
 }
 
 async function audit(payload: Record<string, unknown>, token = team.full): Promise<Audit> {
@@ -290,6 +292,23 @@ describe("POST /api/v1/messages/audit", () => {
     expect(row(a, "gmail", "tls")).toMatchObject({ state: "not_met", requirement: "required" });
     expect(row(a, "gmail", "format").state).toBe("not_met");
     expect(row(a, "yahoo", "tls").requirement).toBe("not_published");
+  });
+
+  it("pasted headers only: body hashes prove nothing, so DKIM-dependent rows say cannot tell and quote the receiver's results", async () => {
+    installDohStub(zone());
+    const signed = await sign(body(ONE_CLICK));
+    const headers = signed.slice(0, signed.indexOf("\r\n\r\n"));
+    const ar = "Authentication-Results: mx.inbox.test; dkim=pass header.d=news.test; spf=pass smtp.mailfrom=bounce@news.test; dmarc=pass header.from=news.test";
+    const a = await audit({ message: [HOP, ar, headers].join("\r\n"), trusted_authserv_id: "mx.inbox.test" });
+    expect(a).toMatchObject({ headers_only: true, receiver_reported: { dkim: "pass", spf: "pass", dmarc: "pass" } });
+    expect(a.dkim.signatures[0]).toMatchObject({ result: "fail" });
+    const dkimRow = row(a, "gmail", "dkim_pass");
+    expect(dkimRow.state).toBe("cannot_tell");
+    expect(dkimRow.detail).toContain("Your receiver reported dkim=pass");
+    expect(row(a, "gmail", "one_click").state).toBe("cannot_tell");
+    // SPF from the receiver's envelope still passes and aligns, so DMARC passes on SPF alone.
+    expect(a.dmarc.result).toBe("pass");
+    expect(row(a, "gmail", "dmarc_alignment").state).toBe("met");
   });
 
   it("a null MAIL FROM is checked through HELO (RFC 7208 §2.4)", async () => {

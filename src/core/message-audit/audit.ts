@@ -43,6 +43,10 @@ export interface MessageAudit {
   marketing: MarketingGuess;
   bimi: BimiEligibility;
   providers: ProviderTable[];
+  /** Only the header block was given (no body): DKIM body hashes cannot be checked. */
+  headers_only: boolean;
+  /** The results the trusted receiver's Authentication-Results recorded, by method; null without one. */
+  receiver_reported: Record<string, string> | null;
   warnings: string[];
 }
 
@@ -91,7 +95,15 @@ export async function auditMessage(raw: string | Uint8Array | WireMessage, input
   const format = checkFormat(msg.headers);
   const marketing = guessMarketing(msg.headers);
   const tls = tlsOf(env.hop);
-  const providers = providerTables(rowFacts({ ip, spf, dkim, dmarc, fcrdns: reverseDns, tls, format, marketing, oneClick }));
+  // A pasted header block has no body (RFC 5322 §2.1 allows none), so body hashes fail for that reason alone.
+  const headersOnly = msg.bodyBytes.length === 0;
+  const receiver = env.auth_results ? Object.fromEntries(env.auth_results.results.map((r) => [r.method, r.result])) : null;
+  const providers = providerTables(rowFacts({ ip, spf, dkim, dmarc, fcrdns: reverseDns, tls, format, marketing, oneClick, headersOnly, receiver }));
+  const notes: string[] = [];
+  if (headersOnly && dkim.signatures.some((s) => s.body_hash === "fail"))
+    notes.push(
+      "Only the headers were given: every DKIM body hash fails for that reason, so DKIM, DMARC and one-click results that depend on it are shown as cannot tell in the provider tables. Paste the whole message to check them.",
+    );
 
   return {
     envelope: {
@@ -113,6 +125,8 @@ export async function auditMessage(raw: string | Uint8Array | WireMessage, input
     marketing,
     bimi,
     providers,
-    warnings: [...new Set([...dkim.warnings, ...arc.warnings])],
+    headers_only: headersOnly,
+    receiver_reported: receiver,
+    warnings: [...new Set([...notes, ...dkim.warnings, ...arc.warnings])],
   };
 }

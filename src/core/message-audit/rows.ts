@@ -25,7 +25,18 @@ export interface RowInputs {
   format: FormatCheck;
   marketing: MarketingGuess;
   oneClick: OneClickCheck;
+  /** Only the header block was given: body hashes cannot match, so they prove nothing either way. */
+  headersOnly: boolean;
+  /** What the trusted receiver's Authentication-Results said, by method (spf, dkim, dmarc...). */
+  receiver: Record<string, string> | null;
 }
+
+const said = (receiver: Record<string, string> | null, method: string): string =>
+  receiver?.[method] ? ` Your receiver reported ${method}=${receiver[method]}.` : "";
+
+/** Every failing signature failed only on its body hash, and the body was not given. */
+const bodyOnlyFailures = (dkim: VerifyReport, headersOnly: boolean): boolean =>
+  headersOnly && dkim.signatures.some((s) => s.body_hash === "fail") && dkim.signatures.every((s) => s.result === "pass" || s.body_hash === "fail");
 
 const met = (detail: string): RowFact => ({ state: "met", detail, fix: null });
 const notMet = (detail: string, fix: string): RowFact => ({ state: "not_met", detail, fix });
@@ -46,7 +57,12 @@ function spfRow(spf: SpfAudit, ip: string | null): RowFact {
   return notMet(`SPF ${spf.result} for ${spf.domain}: ${s?.reason ?? ""}`.trim(), fix);
 }
 
-function dkimRow(dkim: VerifyReport, fromDomain: string | null): RowFact {
+function dkimRow(dkim: VerifyReport, fromDomain: string | null, headersOnly: boolean, receiver: Record<string, string> | null): RowFact {
+  if (dkim.result !== "pass" && bodyOnlyFailures(dkim, headersOnly))
+    return unknown(
+      `only the headers were given, so the body hash of each signature cannot be checked.${said(receiver, "dkim")}`,
+      "Paste the whole message (headers and body) to verify DKIM.",
+    );
   if (dkim.result === "pass") {
     const d = dkim.signatures.filter((s) => s.result === "pass").map((s) => s.domain);
     return met(`DKIM pass (d=${d.join(", d=")})`);
@@ -77,8 +93,13 @@ function dmarcRecordRow(d: DmarcEvaluation): RowFact {
   return met(`${d.policy.record} (at _dmarc.${d.policy.domain})`);
 }
 
-function alignmentRow(d: DmarcEvaluation, spf: SpfAudit): RowFact {
+function alignmentRow(d: DmarcEvaluation, spf: SpfAudit, dkimBodyOnly: boolean, receiver: Record<string, string> | null): RowFact {
   if (d.result === "pass") return met(d.reason);
+  if (d.result === "fail" && dkimBodyOnly)
+    return unknown(
+      `no aligned pass here, but only the headers were given, so DKIM could not be checked.${said(receiver, "dmarc")}`,
+      "Paste the whole message (headers and body).",
+    );
   if (d.result === "temperror") return unknown(d.reason, "Check again; a lookup failed transiently.");
   if (d.from_domain === null) return notMet(d.reason, "Send exactly one From with one address.");
   if (spf.result === "not_checked" && !d.dkim.some((x) => x.alignment === "aligned"))
@@ -99,7 +120,9 @@ function fcrdnsRow(f: FcrdnsCheck | null, ip: string | null): RowFact {
   return notMet(f.reason, `Ask the owner of ${ip} (your provider or ISP) for a PTR record naming a host whose A/AAAA record is ${ip}.`);
 }
 
-function oneClickRow(m: MarketingGuess, o: OneClickCheck): RowFact {
+function oneClickRow(m: MarketingGuess, o: OneClickCheck, dkimBodyOnly: boolean): RowFact {
+  if (o.status === "unsigned" && dkimBodyOnly)
+    return unknown("only the headers were given, so whether a valid DKIM signature covers the unsubscribe fields cannot be checked", o.fix);
   if (o.status === "present") return met(`one-click unsubscribe to ${o.https_uri}, signed by d=${o.signed_by}`);
   if (m.marketing === null)
     return unknown(
@@ -113,11 +136,12 @@ function oneClickRow(m: MarketingGuess, o: OneClickCheck): RowFact {
 }
 
 export function rowFacts(i: RowInputs): RowFacts {
+  const bodyOnly = bodyOnlyFailures(i.dkim, i.headersOnly);
   return {
     spf_pass: spfRow(i.spf, i.ip),
-    dkim_pass: dkimRow(i.dkim, i.dmarc.from_domain),
+    dkim_pass: dkimRow(i.dkim, i.dmarc.from_domain, i.headersOnly, i.receiver),
     dmarc_record: dmarcRecordRow(i.dmarc),
-    dmarc_alignment: alignmentRow(i.dmarc, i.spf),
+    dmarc_alignment: alignmentRow(i.dmarc, i.spf, bodyOnly, i.receiver),
     fcrdns: fcrdnsRow(i.fcrdns, i.ip),
     tls:
       i.tls.used === true
@@ -128,6 +152,6 @@ export function rowFacts(i: RowInputs): RowFacts {
     format: i.format.ok
       ? met("one From, one Message-ID, one Date")
       : notMet(i.format.problems.join("; "), "Have the sending software add exactly one From, one Date and one Message-ID to every message."),
-    one_click: oneClickRow(i.marketing, i.oneClick),
+    one_click: oneClickRow(i.marketing, i.oneClick, bodyOnly),
   };
 }

@@ -419,5 +419,7 @@ export const AUDIT_EXAMPLE = {
       failing: 0,
     },
   ],
+  headers_only: false,
+  receiver_reported: { spf: "pass", dkim: "pass" },
   warnings: [],
 } as const;

@@ -158,6 +158,13 @@ export const MessageAudit = z
       notes: z.array(z.string()),
     }),
     providers: z.array(ProviderTable),
+    headers_only: z
+      .boolean()
+      .openapi({ description: "Only the header block was given: DKIM body hashes cannot be checked, and rows that depend on them say cannot tell." }),
+    receiver_reported: z
+      .record(z.string(), z.string())
+      .nullable()
+      .openapi({ description: "The results the trusted receiver's Authentication-Results recorded, by method (spf, dkim, dmarc...)." }),
     warnings: z.array(z.string()),
   })
   .openapi("MessageAudit", { example: AUDIT_EXAMPLE });
