@@ -11,7 +11,7 @@ import { createValidator } from "./validate.mjs";
 
 const METHODS = ["get", "post", "put", "patch", "delete"];
 /** Read-only tokens may call these POSTs (docs/decisions.md D2: compute-only). */
-const COMPUTE_ONLY = new Set(["verifyDkim", "generateDkimKey", "checkEmails"]);
+const COMPUTE_ONLY = new Set(["verifyDkim", "generateDkimKey", "checkEmails", "auditMessage"]);
 /** Hostile strings for URLs: all but the 70,000-character one, which the platform refuses (431) before
  *  the Worker runs (wrangler dev as the Cloudflare edge); bodies still get it. */
 const URL_HOSTILE = HOSTILE_STRINGS.filter((v) => v.length < 8000);
