@@ -30,7 +30,10 @@ const TAGS = [
     description: "A domain's DKIM selector inventory and key history; tools to verify a message, generate a key pair and look up any domain's selectors.",
   },
   { name: "DMARC", description: "Aggregate-report analytics of a domain." },
-  { name: "Messages", description: "Audit one raw message as the big mailbox providers would: SPF, DKIM, DMARC, ARC, one-click unsubscribe and bulk-sender rules." },
+  {
+    name: "Messages",
+    description: "Audit one raw message as the big mailbox providers would: SPF, DKIM, DMARC, ARC, one-click unsubscribe and bulk-sender rules.",
+  },
   { name: "DMARC ingestion", description: "Where reporters (or a forwarding worker) post DMARC aggregate reports." },
   { name: "TLS reporting", description: "SMTP TLS reports (RFC 8460): where reporters post them, and a domain's TLS results." },
   { name: "Alerts", description: "Open and resolved alerts of the team." },

@@ -588,10 +588,7 @@ export const notificationMessages = sqliteTable(
     createdAt: createdAt(),
     updatedAt: ms("updated_at").notNull(),
   },
-  (t) => [
-    index("notification_messages_channel_idx").on(t.channelId, t.createdAt),
-    index("notification_messages_due_idx").on(t.status, t.nextRetryAt),
-  ],
+  (t) => [index("notification_messages_channel_idx").on(t.channelId, t.createdAt), index("notification_messages_due_idx").on(t.status, t.nextRetryAt)],
 );
 
 /** One alert opening or resolving in one message; unique per (channel, event) so a repeated fan-out adds nothing. */

@@ -17,7 +17,14 @@ export interface PlanLimits {
 export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
   starter: { requests_per_minute: 60, requests_per_month: 10_000, webhook_endpoints: 1, notification_channels: 3, domains: 10, check_interval_hours: 24 },
   pro: { requests_per_minute: 300, requests_per_month: 100_000, webhook_endpoints: 5, notification_channels: 10, domains: 100, check_interval_hours: 6 },
-  enterprise: { requests_per_minute: 1_200, requests_per_month: 1_000_000, webhook_endpoints: 25, notification_channels: 50, domains: 1_000, check_interval_hours: 1 },
+  enterprise: {
+    requests_per_minute: 1_200,
+    requests_per_month: 1_000_000,
+    webhook_endpoints: 25,
+    notification_channels: 50,
+    domains: 1_000,
+    check_interval_hours: 1,
+  },
 };
 
 /** What a domain's public report address accepts per plan (docs/limits.md). */

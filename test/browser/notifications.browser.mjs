@@ -166,7 +166,10 @@ test("the alert mail and the weekly digest render in Chromium from the local out
   await signIn(page, owner);
   // The owner opted in to "Team mail" above, so the DNS change's alert also went out by mail.
   await page.goto("/dev/outbox");
-  const alertMail = page.locator("article.mail", { has: page.locator(".mail-to", { hasText: owner }) }).filter({ hasText: domain }).first();
+  const alertMail = page
+    .locator("article.mail", { has: page.locator(".mail-to", { hasText: owner }) })
+    .filter({ hasText: domain })
+    .first();
   await alertMail.locator("a.mail-html").click();
   await page.getByText(domain).first().waitFor();
   await look(page, "mail-alert");
@@ -185,7 +188,10 @@ test("the alert mail and the weekly digest render in Chromium from the local out
   const deadline = Date.now() + 60_000;
   for (;;) {
     await page.goto("/dev/outbox");
-    const digest = page.locator("article.mail", { has: page.locator(".mail-to", { hasText: owner }) }).filter({ hasText: /digest/i }).first();
+    const digest = page
+      .locator("article.mail", { has: page.locator(".mail-to", { hasText: owner }) })
+      .filter({ hasText: /digest/i })
+      .first();
     if ((await digest.count()) > 0) {
       await digest.locator("a.mail-html").click();
       break;

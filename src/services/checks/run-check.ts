@@ -104,7 +104,14 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   // What the check asked of DNS: the network questions and the shared cache's answers, so an operator can
   // see the cache at work in the queue consumer (docs/decisions.md D197).
   console.log(
-    JSON.stringify({ level: "info", msg: "check dns", domain_id: domain.id, queries: resolver.queriesSent, shared_hits: resolver.sharedHits ?? 0, duration_ms: durationMs }),
+    JSON.stringify({
+      level: "info",
+      msg: "check dns",
+      domain_id: domain.id,
+      queries: resolver.queriesSent,
+      shared_hits: resolver.sharedHits ?? 0,
+      duration_ms: durationMs,
+    }),
   );
 
   // ---- Every resolver failed: record a failed check and retry sooner. check.completed says so; no

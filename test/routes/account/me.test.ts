@@ -9,7 +9,14 @@ describe("GET /api/v1/me", () => {
     const { data } = await json<{ data: Record<string, any> }>(res);
     expect(data.team.id).toBe(team.id);
     expect(data.plan).toBe("pro");
-    expect(data.limits).toEqual({ requests_per_minute: 300, requests_per_month: 100_000, webhook_endpoints: 5, notification_channels: 10, domains: 100, check_interval_hours: 6 });
+    expect(data.limits).toEqual({
+      requests_per_minute: 300,
+      requests_per_month: 100_000,
+      webhook_endpoints: 5,
+      notification_channels: 10,
+      domains: 100,
+      check_interval_hours: 6,
+    });
     expect(data.token.scope).toBe("full");
     expect(data.token.prefix).toBe(team.full.slice(0, 12));
     expect(Object.keys(data.token).sort(), "no internal fields").toEqual(["id", "name", "prefix", "scope"]);
