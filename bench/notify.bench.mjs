@@ -413,7 +413,10 @@ async function report(setup, run, arrivals, routingKey) {
         const sig = `${body.event_action} ${body.dedup_key} ${titles.sort().join(",")}`;
         seenPd.set(sig, (seenPd.get(sig) ?? 0) + 1);
         for (const t of titles) if (!arrivedAt.has(t)) arrivedAt.set(t, a.at);
-        if (body.payload?.custom_details?.more > 0) problems.push(`more ${body.payload.custom_details.more}`);
+        // A burst over more than 10 domains is one incident (D181) listing its first 50 alerts and a count of
+        // the rest: the whole message arrived with it.
+        const mid = titles.map((t) => messageOfTitle.get(t)).find((x) => x !== undefined);
+        if (mid !== undefined && !arrivalsOfMessage.has(mid)) arrivalsOfMessage.set(mid, [a.at]);
       } else if (key !== "pd") {
         // A chat message lists its first 20 (Slack) or 25 (Teams) alerts; any one names the message it is.
         const mid = titles.map((t) => messageOfTitle.get(t)).find((x) => x !== undefined);
@@ -421,11 +424,10 @@ async function report(setup, run, arrivals, routingKey) {
         arrivalsOfMessage.set(mid, [...(arrivalsOfMessage.get(mid) ?? []), a.at]);
       }
     }
-    if (key !== "pd")
-      for (const d of details) {
-        const at = arrivalsOfMessage.get(d.id)?.[0];
-        if (at !== undefined) for (const x of d.alerts) arrivedAt.set(x.alert.title, at);
-      }
+    for (const d of details) {
+      const at = arrivalsOfMessage.get(d.id)?.[0];
+      if (at !== undefined) for (const x of d.alerts) if (!arrivedAt.has(x.alert.title)) arrivedAt.set(x.alert.title, at);
+    }
     const latencies = [];
     let unmatched = 0;
     for (const [title, o] of run.opened) {
