@@ -9,6 +9,7 @@ import { type DigestLinks, renderDigest, type DigestModel } from "../../core/not
 import { type LocalMoment, localMoment } from "../../core/notify/digest-schedule";
 import { digestSends } from "../../db/schema";
 import type { Services } from "../../services";
+import { workOrigin } from "../notify/links";
 import { sendMail } from "../notify/send-mail";
 import { digestFrequencyUrl, listUnsubscribeHeaders, unsubscribeUrl } from "../notify/unsubscribe";
 import { buildDigest } from "./content";
@@ -130,12 +131,12 @@ export interface DigestRun {
 
 export async function runDueDigests(svc: Services, now: Date): Promise<DigestRun> {
   const result: DigestRun = { due: 0, teams: 0, sent: 0, failed: 0, skipped: 0 };
-  const siteUrl = svc.config.siteUrl?.replace(/\/+$/, "");
+  const siteUrl = workOrigin(svc);
   const due = await dueMembers(svc, now);
   result.due = due.length;
   if (due.length === 0) return result;
   if (!siteUrl) {
-    // Without SITE_URL there is no unsubscribe link, and a digest without one is not sent (docs/decisions.md D148).
+    // Without SITE_URL (outside local development) there is no unsubscribe link, and a digest without one is not sent (D148).
     console.error(JSON.stringify({ level: "error", msg: "digests not sent: SITE_URL is not set", due: due.length }));
     return result;
   }

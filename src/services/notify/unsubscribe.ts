@@ -9,6 +9,7 @@ import { type DigestFrequency, DIGEST_FREQUENCIES, memberDigestPrefs, membership
 import { sha256Hex, timingSafeEqual } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import type { Services } from "../../services";
+import { workOrigin } from "./links";
 
 export type UnsubscribeTarget =
   | { purpose: "channel"; teamId: number; channelId: number; userId: number | null; address: string | null }
@@ -119,9 +120,11 @@ async function verify(svc: Services, token: string): Promise<Parsed> {
   throw invalidLink();
 }
 
+/** The origin of queued and scheduled work's links (SITE_URL; the loopback dev server in local development, D148). */
 const linkBase = (svc: Services): string => {
-  if (!svc.config.siteUrl) throw siteMissing();
-  return svc.config.siteUrl.replace(/\/+$/, "");
+  const origin = workOrigin(svc);
+  if (origin === null) throw siteMissing();
+  return origin;
 };
 
 /** The one-click link of a recipient (SITE_URL based, docs/decisions.md D148). */
