@@ -18,6 +18,26 @@ const zone = {
 };
 
 let stack;
+
+/** Waits (up to a minute) for the owner's mail the filter picks in the dev outbox, then opens its HTML part. */
+async function openMailHtml(page, pick, what) {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    await page.goto("/dev/outbox");
+    const mail = pick(page.locator("article.mail", { has: page.locator(".mail-to", { hasText: owner }) })).first();
+    if ((await mail.count()) > 0) {
+      // The outbox serves a mail's HTML sandboxed (no scripts at all), where Playwright cannot look or run axe;
+      // the same HTML is rendered here in a plain page, as a mail client shows it.
+      const href = (await mail.locator("a.mail-html").getAttribute("href")) ?? "";
+      const res = await page.request.get(href);
+      assert.equal(res.status(), 200);
+      assert.match(res.headers()["content-security-policy"] ?? "", /sandbox/);
+      return page.setContent(await res.text());
+    }
+    if (Date.now() > until) assert.fail(`${what} is not in the outbox\n--- server log ---\n${stack.server.log().slice(-4000)}`);
+    await page.waitForTimeout(1500);
+  }
+}
 /** The delivery log's section (its heading carries the id). */
 const log = (page) => page.locator("section[aria-labelledby='delivery-log']");
 let domainPath = "";
@@ -128,7 +148,7 @@ test("opts in to a members email channel with the Email me button", async () => 
   await context.close();
 });
 
-test("a DNS change raises an alert and its grouped message reaches Slack and the delivery log", async () => {
+test("a DNS change raises an alert and its grouped message reaches Slack, the delivery log and the mail; the digest renders", async () => {
   const { page, context } = await stack.person();
   await signIn(page, owner);
   const sent = slackPosts().length;
@@ -158,20 +178,13 @@ test("a DNS change raises an alert and its grouped message reaches Slack and the
   await page.getByRole("heading", { name: /^Alerts \([1-9]/ }).waitFor();
   assert.ok((await page.content()).includes(domain));
   await look(page, "notification-message-alert");
-  await context.close();
-});
 
-test("the alert mail and the weekly digest render in Chromium from the local outbox, on a desktop and a phone", async () => {
-  const { page, context } = await stack.person();
-  await signIn(page, owner);
+  // The alert mail and the weekly digest, rendered in Chromium from the local outbox (the same signed-in page:
+  // a fourth sign-in link within the minute would meet the per-address throttle, D150).
   // The owner opted in to "Team mail" above, so the DNS change's alert also went out by mail.
-  await page.goto("/dev/outbox");
-  const alertMail = page
-    .locator("article.mail", { has: page.locator(".mail-to", { hasText: owner }) })
-    .filter({ hasText: domain })
-    .first();
-  await alertMail.locator("a.mail-html").click();
-  await page.getByText(domain).first().waitFor();
+  await openMailHtml(page, (m) => m.filter({ hasText: domain }), "the alert mail");
+  // The first mention may be the hidden preheader: look for a visible one.
+  await page.locator("a, td, h1").filter({ hasText: domain }).first().waitFor();
   await look(page, "mail-alert");
 
   // The team's digest goes out at its hour in its time zone: hour 0 UTC on today's weekday makes it due now.
@@ -185,21 +198,8 @@ test("the alert mail and the weekly digest render in Chromium from the local out
   // The every-minute cron, as wrangler dev runs it on request (--test-scheduled).
   const fired = await fetch(`${stack.url}/__scheduled?cron=*+*+*+*+*`);
   assert.equal(fired.status, 200);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    await page.goto("/dev/outbox");
-    const digest = page
-      .locator("article.mail", { has: page.locator(".mail-to", { hasText: owner }) })
-      .filter({ hasText: /digest/i })
-      .first();
-    if ((await digest.count()) > 0) {
-      await digest.locator("a.mail-html").click();
-      break;
-    }
-    if (Date.now() > deadline) assert.fail(`no digest in the outbox\n--- server log ---\n${stack.server.log().slice(-4000)}`);
-    await page.waitForTimeout(1500);
-  }
-  await page.getByText(domain).first().waitFor();
+  await openMailHtml(page, (m) => m.filter({ hasText: /digest/i }), "the digest");
+  await page.locator("a, td, h1").filter({ hasText: domain }).first().waitFor();
   await look(page, "mail-digest");
   await context.close();
 });

@@ -6,7 +6,7 @@
 // Dark mode: clients that honour `prefers-color-scheme` get the <style> block's overrides (with !important,
 // since inline styles win otherwise); clients that ignore it, or invert colours themselves, still get a
 // light layout where every coloured cell sets both its background (bgcolor and style) and its text colour.
-import { cleanText, cut, domainName, excerpt, headline, plural, readingOrder, TEST_MESSAGE_TEXT, tally, teamNameOf, titleOf } from "./render-text";
+import { cleanText, cut, domainName, excerpt, headline, MAIL_FONT, plural, readingOrder, TEST_MESSAGE_TEXT, tally, teamNameOf, titleOf } from "./render-text";
 import type { NotificationBatch, NotificationItem } from "./types";
 import { alertLink, alertsLink } from "./types";
 import type { Severity } from "../types";
@@ -90,7 +90,7 @@ export function escapeHtml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 }
 
-const FONT = "font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
+const FONT = MAIL_FONT;
 const PAGE_BG = "#f3f4f6";
 const CARD_BG = "#ffffff";
 const INK = "#1f2328";

@@ -4,7 +4,7 @@
 // part and an HTML part that common clients show well: layout tables, inline styles, at most 600 px
 // wide, readable on a phone and in dark mode, every piece of user text escaped. Pure: no I/O.
 import type { Grade } from "../posture/score";
-import { cleanText, oneLine } from "./render-text";
+import { cleanText, MAIL_FONT, oneLine } from "./render-text";
 
 export interface DigestDomain {
   id: number;
@@ -141,7 +141,7 @@ export function digestText(m: DigestModel, links: DigestLinks): string {
 export const escapeHtml = (s: string): string =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
-const FONT = "font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
+const FONT = MAIL_FONT;
 
 function rows(lines: Array<[string, string]>): string {
   return lines

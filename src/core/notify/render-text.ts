@@ -107,3 +107,10 @@ export const titleOf = (item: NotificationItem): string => oneLine(item.alert.ti
 
 /** The team's name on one line; never empty. */
 export const teamNameOf = (batch: NotificationBatch): string => oneLine(batch.team.name) || "Your team";
+
+/**
+ * The text style of mail HTML (alerts and digests): the platform font stack, and long unbreakable strings
+ * (records, keys, URLs) wrap instead of widening the message past a phone's screen.
+ */
+export const MAIL_FONT =
+  "font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;overflow-wrap:anywhere;word-break:break-word";
