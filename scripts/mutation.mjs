@@ -780,9 +780,10 @@ export const MUTATIONS = [
   {
     name: "notify: a resolve is sent where its opening was held back",
     file: "src/services/notify/route.ts",
-    from: `          eq(notificationItems.action, "trigger"),
-          eq(notificationItems.suppressed, false),`,
-    to: `          eq(notificationItems.action, "trigger"),`,
+    // Both guards (a held-back item has no message either), so the mutation is not an equivalent one.
+    from: `          eq(notificationItems.suppressed, false),
+          isNotNull(notificationItems.messageId),`,
+    to: "",
     tests: ["test/notify/pipeline.test.ts"],
   },
   {
@@ -795,8 +796,8 @@ export const MUTATIONS = [
   {
     name: "notify: a burst over many domains pages once per domain",
     file: "src/services/notify/send.ts",
-    from: "const groups = byDomain.size > PD_MAX_INCIDENTS_PER_MESSAGE ?",
-    to: "const groups = false ?",
+    from: "const merged = byDomain.size > PD_MAX_INCIDENTS_PER_MESSAGE;",
+    to: "const merged = false;",
     tests: ["test/notify/pipeline.test.ts"],
   },
   {

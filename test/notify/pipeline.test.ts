@@ -67,8 +67,12 @@ async function openAlerts(
   return up.eventIds;
 }
 
+/** The newest alert of a subject (a re-opened one is a new row). */
 const alertIdOf = async (teamId: number, subject: string) =>
-  Number((await env.DB.prepare("SELECT id FROM alerts WHERE team_id = ? AND subject = ?").bind(teamId, subject).first<{ id: number }>())?.id);
+  Number(
+    (await env.DB.prepare("SELECT id FROM alerts WHERE team_id = ? AND subject = ? ORDER BY id DESC LIMIT 1").bind(teamId, subject).first<{ id: number }>())
+      ?.id,
+  );
 
 /** Fan-out messages for every event still in the outbox of this team (as the nudges would carry them). */
 async function fanOut(teamId: number) {
