@@ -6,7 +6,21 @@
 // Dark mode: clients that honour `prefers-color-scheme` get the <style> block's overrides (with !important,
 // since inline styles win otherwise); clients that ignore it, or invert colours themselves, still get a
 // light layout where every coloured cell sets both its background (bgcolor and style) and its text colour.
-import { cleanText, cut, domainName, excerpt, headline, MAIL_FONT, plural, readingOrder, TEST_MESSAGE_TEXT, tally, teamNameOf, titleOf } from "./render-text";
+import {
+  cleanText,
+  cut,
+  domainName,
+  escapeHtml,
+  excerpt,
+  headline,
+  MAIL_FONT,
+  plural,
+  readingOrder,
+  TEST_MESSAGE_TEXT,
+  tally,
+  teamNameOf,
+  titleOf,
+} from "./render-text";
 import type { NotificationBatch, NotificationItem } from "./types";
 import { alertLink, alertsLink } from "./types";
 import type { Severity } from "../types";
@@ -84,11 +98,6 @@ function textPart(batch: NotificationBatch, listed: NotificationItem[], rest: nu
 }
 
 // ---- HTML part ----
-
-/** Escapes text for HTML element content and double- or single-quoted attribute values. */
-export function escapeHtml(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
-}
 
 const FONT = MAIL_FONT;
 const PAGE_BG = "#f3f4f6";

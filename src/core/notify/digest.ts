@@ -4,7 +4,7 @@
 // part and an HTML part that common clients show well: layout tables, inline styles, at most 600 px
 // wide, readable on a phone and in dark mode, every piece of user text escaped. Pure: no I/O.
 import type { Grade } from "../posture/score";
-import { cleanText, MAIL_FONT, oneLine } from "./render-text";
+import { cleanText, escapeHtml, MAIL_FONT, oneLine } from "./render-text";
 
 export interface DigestDomain {
   id: number;
@@ -136,10 +136,6 @@ export function digestText(m: DigestModel, links: DigestLinks): string {
   out.push(`Stop these digests: ${links.unsubscribe}`);
   return cleanText(out.join("\n"));
 }
-
-/** HTML text and attribute escaping (every user value passes through it). */
-export const escapeHtml = (s: string): string =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
 const FONT = MAIL_FONT;
 

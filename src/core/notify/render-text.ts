@@ -114,3 +114,7 @@ export const teamNameOf = (batch: NotificationBatch): string => oneLine(batch.te
  */
 export const MAIL_FONT =
   "font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;overflow-wrap:anywhere;word-break:break-word";
+
+/** Escapes text for HTML element content and double- or single-quoted attribute values (mail HTML, every user value). */
+export const escapeHtml = (s: string): string =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");

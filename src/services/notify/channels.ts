@@ -6,6 +6,7 @@ import { type ChannelKind, channelSubscribers, memberships, notificationChannels
 import { randomBase62, sha256Hex } from "../../lib/crypto";
 import { ApiError, conflict, notFound, validationFailed } from "../../lib/errors";
 import { PLAN_LIMITS } from "../../lib/plans";
+import { escapeHtml } from "../../core/notify/render-text";
 import type { Services } from "../../services";
 import { normalizeEmail } from "../accounts/links";
 import { type ServiceContext, requireWrite } from "../context";
@@ -235,8 +236,6 @@ export async function sendConfirmation(svc: Services, teamId: number, channelId:
   const sent = await sendMail(svc, { to: row.address, subject: `Confirm alerts from ${teamName}`, text, html });
   if (!sent.ok) throw new ApiError(503, "dependency_unavailable", `The confirmation mail could not be sent: ${sent.error}`);
 }
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The link's landing: confirms the address (single use, before expiry). Answers the channel's name and team. */
 export async function confirmChannelAddress(svc: Services, token: string): Promise<{ channel: string; address: string }> {
