@@ -706,3 +706,204 @@ export const teamDigestSettings = sqliteTable("team_digest_settings", {
   weekday: integer("weekday").notNull(),
   updatedAt: ms("updated_at").notNull(),
 });
+
+// ---- Hosted MTA-STS and BIMI (issue 32; docs/decisions.md D208-D229) ----
+
+export const MTA_STS_MODES = ["testing", "enforce", "none"] as const;
+export type MtaStsMode = (typeof MTA_STS_MODES)[number];
+/** active: serving the policy; retiring: serving `mode: none` until the old max_age ran out (RFC 8461 §8.3). */
+export const HOSTING_STATES = ["active", "retiring"] as const;
+/** How the `_mta-sts` TXT id reaches DNS: a CNAME to the operator's zone (we change it), or a TXT the user edits. */
+export const MTA_STS_ID_DELIVERY = ["cname", "txt"] as const;
+
+/** A domain whose MTA-STS policy this service serves at https://mta-sts.<domain>/.well-known/mta-sts.txt. */
+export const hostedMtaSts = sqliteTable(
+  "hosted_mta_sts",
+  {
+    domainId: integer("domain_id")
+      .primaryKey()
+      .references(() => domains.id, { onDelete: "cascade" }),
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    /** The domain's name, lower-case: the Host header `mta-sts.<name>` finds the row. One team hosts a name. */
+    domainName: text("domain_name").notNull(),
+    state: text("state", { enum: HOSTING_STATES }).notNull(),
+    mode: text("mode", { enum: MTA_STS_MODES }).notNull(),
+    /** JSON array of `mx:` patterns, in order. */
+    mxPatterns: text("mx_patterns").notNull(),
+    maxAge: integer("max_age").notNull(),
+    /** The policy id (RFC 8461 §3.1: 1-32 alphanumerics); changes with every policy change. */
+    policyId: text("policy_id").notNull(),
+    policyChangedAt: ms("policy_changed_at").notNull(),
+    idDelivery: text("id_delivery", { enum: MTA_STS_ID_DELIVERY }).notNull(),
+    /** What the last look at DNS found: the id receivers see, and when it was read. */
+    publishedId: text("published_id"),
+    publishedCheckedAt: ms("published_checked_at"),
+    /** Retiring: when `mode: none` started, the largest max_age served before, and when the records may go. */
+    retiringSince: ms("retiring_since"),
+    retiringMaxAge: integer("retiring_max_age"),
+    safeToRemoveAt: ms("safe_to_remove_at"),
+    /** Cloudflare for SaaS custom hostname (mta-sts.<domain>): its id and the last state read from the API. */
+    customHostnameId: text("custom_hostname_id"),
+    hostnameStatus: text("hostname_status"),
+    certificateStatus: text("certificate_status"),
+    /** JSON: the validation records/errors the API last returned, shown to the user. */
+    hostnameDetails: text("hostname_details"),
+    hostnameCheckedAt: ms("hostname_checked_at"),
+    createdAt: createdAt(),
+    updatedAt: ms("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("hosted_mta_sts_name_uq").on(t.domainName), index("hosted_mta_sts_team_idx").on(t.teamId)],
+);
+
+export const MARK_KINDS = ["VMC", "CMC"] as const;
+
+/** A BIMI logo (and optionally its mark certificate) this service serves for `l=` and `a=`. */
+export const hostedBimi = sqliteTable(
+  "hosted_bimi",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    domainId: integer("domain_id")
+      .notNull()
+      .references(() => domains.id, { onDelete: "cascade" }),
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    domainName: text("domain_name").notNull(),
+    /** The BIMI selector (RFC-draft "default" unless the user uses another). */
+    selector: text("selector").notNull(),
+    /** The SVG as uploaded (validated against SVG Tiny PS before it is stored) and its SHA-256 (hex). */
+    logoSvg: text("logo_svg"),
+    logoSha256: text("logo_sha256"),
+    logoUploadedAt: ms("logo_uploaded_at"),
+    /** The PEM bundle (leaf first, then intermediates), uploaded or fetched from a URL the user gave. */
+    certificatePem: text("certificate_pem"),
+    certificateUrl: text("certificate_url"),
+    certificateUploadedAt: ms("certificate_uploaded_at"),
+    markKind: text("mark_kind", { enum: MARK_KINDS }),
+    certificateNotAfter: ms("certificate_not_after"),
+    /** JSON: the last validation report (logo and certificate), and when it was made. */
+    validation: text("validation"),
+    validatedAt: ms("validated_at"),
+    createdAt: createdAt(),
+    updatedAt: ms("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("hosted_bimi_name_selector_uq").on(t.domainName, t.selector),
+    index("hosted_bimi_team_idx").on(t.teamId),
+    index("hosted_bimi_not_after_idx").on(t.certificateNotAfter),
+  ],
+);
+
+// ---- Audit log (issue 33; D230-D244) ----
+
+export const AUDIT_ACTOR_KINDS = ["member", "token", "agent", "operator", "system"] as const;
+export const AUDIT_FACES = ["api", "dashboard", "agent", "operator", "system"] as const;
+
+/**
+ * Who did what, append-only per team. An entry is written in the same D1 batch as the change it records;
+ * `hash` chains the entries (SHA-256 over the previous hash and this entry) and is filled by the sealer
+ * right after (null: not yet sealed). See docs/decisions.md (audit log).
+ */
+export const auditEntries = sqliteTable(
+  "audit_entries",
+  {
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    /** 1, 2, 3... per team, given inside the writing batch. */
+    seq: integer("seq").notNull(),
+    at: ms("at").notNull(),
+    actorKind: text("actor_kind", { enum: AUDIT_ACTOR_KINDS }).notNull(),
+    actorId: text("actor_id").notNull(),
+    /** What a person reads: the member's address, "token <name> (<prefix>)", the agent client's name. */
+    actorLabel: text("actor_label").notNull(),
+    face: text("face", { enum: AUDIT_FACES }).notNull(),
+    /** "domain.create", "token.revoke", "sign_in"... (docs/audit.md lists them). */
+    verb: text("verb").notNull(),
+    targetType: text("target_type"),
+    targetId: text("target_id"),
+    /** A short summary of what changed; never a secret. */
+    summary: text("summary").notNull(),
+    ip: text("ip"),
+    userAgent: text("user_agent"),
+    hash: text("hash"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.teamId, t.seq] }),
+    index("audit_entries_at_idx").on(t.teamId, t.at),
+    index("audit_entries_actor_idx").on(t.teamId, t.actorId),
+    index("audit_entries_verb_idx").on(t.teamId, t.verb),
+    index("audit_entries_target_idx").on(t.teamId, t.targetType, t.targetId),
+  ],
+);
+
+/** The sealed end of each team's chain, and the anchor left when retention removed the oldest entries. */
+export const auditChainHeads = sqliteTable("audit_chain_heads", {
+  teamId: integer("team_id")
+    .primaryKey()
+    .references(() => teams.id, { onDelete: "cascade" }),
+  sealedSeq: integer("sealed_seq").notNull().default(0),
+  headHash: text("head_hash"),
+  /** Retention: entries up to this seq were removed; their last hash is the chain's new start. */
+  prunedThroughSeq: integer("pruned_through_seq").notNull().default(0),
+  prunedHash: text("pruned_hash"),
+  updatedAt: ms("updated_at").notNull(),
+});
+
+// ---- OpenID Connect single sign-on (issue 33; D245-D259) ----
+
+/** A team's OpenID provider. The client secret is sealed like webhook secrets (bound to the team). */
+export const teamSso = sqliteTable("team_sso", {
+  teamId: integer("team_id")
+    .primaryKey()
+    .references(() => teams.id, { onDelete: "cascade" }),
+  issuer: text("issuer").notNull(),
+  clientId: text("client_id").notNull(),
+  clientSecretEnc: text("client_secret_enc"),
+  /** From the issuer's /.well-known/openid-configuration, read when saved (JSON of the endpoints used). */
+  discovery: text("discovery").notNull(),
+  discoveredAt: ms("discovered_at").notNull(),
+  /** On: members in a verified covered domain may only sign in through the provider. */
+  enforced: bool("enforced").notNull().default(false),
+  /** New people from a covered domain join as viewers on their first sign-in. */
+  autoJoin: bool("auto_join").notNull().default(false),
+  createdAt: createdAt(),
+  updatedAt: ms("updated_at").notNull(),
+});
+
+/** Email domains a team's provider covers; each proven by the same TXT verification as monitored domains. */
+export const ssoDomains = sqliteTable(
+  "sso_domains",
+  {
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    domain: text("domain").notNull(),
+    verificationToken: text("verification_token").notNull(),
+    verifiedAt: ms("verified_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.domain] }), index("sso_domains_domain_idx").on(t.domain)],
+);
+
+/** A sign-in through a provider in flight: state (stored as SHA-256), nonce and PKCE verifier; single use, 10 minutes. */
+export const ssoLogins = sqliteTable(
+  "sso_logins",
+  {
+    stateHash: text("state_hash").primaryKey(),
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    nonce: text("nonce").notNull(),
+    codeVerifier: text("code_verifier").notNull(),
+    /** SHA-256 of the random value in the browser's cookie: the callback must come from the browser that started. */
+    browserHash: text("browser_hash").notNull(),
+    next: text("next"),
+    createdAt: createdAt(),
+    expiresAt: ms("expires_at").notNull(),
+    usedAt: ms("used_at"),
+  },
+  (t) => [index("sso_logins_expires_idx").on(t.expiresAt)],
+);
