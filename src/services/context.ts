@@ -11,6 +11,16 @@ export interface ServiceContext {
   scope: TokenScope;
   /** For logs and audit: what authenticated the call (token id, user id, OAuth grant id). */
   actor: { kind: ActorKind; id: string };
+  /** Where the call came from, for the audit log (docs/audit.md): set by each face; absent means the service itself. */
+  origin?: CallOrigin;
+}
+
+/** The face, a readable name of the actor (never a secret), and the client's address and user agent. */
+export interface CallOrigin {
+  face: "api" | "dashboard" | "agent" | "operator" | "system";
+  label: string;
+  ip?: string | null;
+  userAgent?: string | null;
 }
 
 /** The team facts a face learned while authenticating, handed on so verbs need not read them again. */
