@@ -282,7 +282,7 @@ export const alerts = sqliteTable(
       .references(() => teams.id, { onDelete: "cascade" }),
     domainId: integer("domain_id").references(() => domains.id, { onDelete: "cascade" }),
     kind: text("kind", {
-      enum: ["drift", "blacklist", "dmarc_failure_spike", "expiry", "dkim", "ownership", "tls_failure", "new_sender", "reports_missing"],
+      enum: ["drift", "blacklist", "dmarc_failure_spike", "expiry", "dkim", "ownership", "tls_failure", "new_sender", "reports_missing", "hosting"],
     }).notNull(),
     subject: text("subject").notNull(), // what the alert is about, for "one open alert per subject"
     severity: text("severity").notNull(),

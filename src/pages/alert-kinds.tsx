@@ -95,6 +95,12 @@ export function alertGuide(a: AlertView): AlertGuide {
         line: "The verification record is gone, so monitoring and report ingestion stopped.",
         link: to("/verify", "Verify again"),
       };
+    case "hosting":
+      return {
+        label: "Hosted policy or mark",
+        line: `What receivers fetch for ${domain} differs from what this service hosts (a stale MTA-STS id, a BIMI certificate expiring or not matching its logo).`,
+        link: to("/hosting", "Hosting"),
+      };
     default:
       return { label: a.kind, line: "", link: null };
   }

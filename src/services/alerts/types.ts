@@ -11,6 +11,7 @@ export const ALERT_KINDS = [
   "tls_failure",
   "new_sender",
   "reports_missing",
+  "hosting",
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
