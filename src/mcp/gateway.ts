@@ -8,6 +8,7 @@ import { ExternalTokenError, getOAuthApi, OAuthProvider, type OAuthProviderOptio
 import type { Env } from "../env";
 import { TOKEN_FAILURES_PER_MINUTE } from "../middleware/failure-gate";
 import { createServices } from "../services";
+import { tokenLabel } from "../services/audit/origin";
 import { authenticateTeamToken } from "../services/teams/bearer";
 import type { AgentCaller } from "./caller";
 import { handleMcp } from "./handler";
@@ -64,7 +65,7 @@ function providerOptions(origin: string, fallback: Fetch): OAuthProviderOptions<
         }
         return null;
       }
-      const caller: AgentCaller = { kind: "token", tokenId: found.token.id, scope: found.token.scope, team: found.team };
+      const caller: AgentCaller = { kind: "token", tokenId: found.token.id, scope: found.token.scope, team: found.team, label: tokenLabel(found.token) };
       return { props: caller, audience: resource };
     },
   };

@@ -22,7 +22,7 @@ export async function handleMcp(request: Request, env: Env, props: AgentCaller):
   if (request.method !== "POST") return jsonRpcError(405, -32000, "Method not allowed: this endpoint is stateless; POST JSON-RPC messages.", { Allow: "POST" });
   try {
     const svc = createServices(env);
-    const call = await resolveCaller(svc, props, requestId);
+    const call = await resolveCaller(svc, props, requestId, request.headers);
     if (!call) {
       return jsonRpcError(401, -32001, "The grant's user is no longer a member of its team.", { "WWW-Authenticate": 'Bearer error="invalid_token"' });
     }

@@ -3,6 +3,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../context";
 import { ApiError, forbidden, unauthenticated } from "../lib/errors";
 import { PLAN_LIMITS } from "../lib/plans";
+import { requestOrigin, tokenLabel } from "../services/audit/origin";
 import { authenticateToken, touchToken } from "../services/teams/tokens";
 import { clientOf, recordFailure, refuseIfBlocked, TOKEN_FAILURES_PER_MINUTE } from "./failure-gate";
 
@@ -40,7 +41,12 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   c.header("X-Quota-Limit", String(rate.quotaLimit));
   c.header("X-Quota-Used", String(rate.quotaUsed));
   c.set("auth", { teamId: found.team.id, team: found.team, token: found.token, rate });
-  c.set("ctx", { teamId: found.team.id, scope: found.token.scope, actor: { kind: "token", id: String(found.token.id) } });
+  c.set("ctx", {
+    teamId: found.team.id,
+    scope: found.token.scope,
+    actor: { kind: "token", id: String(found.token.id) },
+    origin: requestOrigin(c.req.raw.headers, "api", tokenLabel(found.token)),
+  });
 
   if (!rate.allowed) {
     const message = rate.reason === "quota_exceeded" ? "Monthly request quota exhausted for this plan." : "Rate limit exceeded; retry after the window resets.";

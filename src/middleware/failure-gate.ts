@@ -5,6 +5,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../context";
 import { ApiError } from "../lib/errors";
+import { clientAddress } from "../services/audit/origin";
 
 /** Failed bearer-token presentations allowed per client per minute (/api/v1). */
 export const TOKEN_FAILURES_PER_MINUTE = 60;
@@ -15,7 +16,7 @@ const blockedUntil = new Map<string, number>();
 const MAX_BLOCKED = 10_000;
 
 /** The client as Cloudflare reports it (not spoofable behind Cloudflare); "unknown" elsewhere. */
-export const clientOf = (c: Context<AppEnv>): string => c.req.header("cf-connecting-ip") ?? "unknown";
+export const clientOf = (c: Context<AppEnv>): string => clientAddress(c.req.raw.headers) ?? "unknown";
 
 const tooMany = (retryAfterSeconds: number) =>
   new ApiError(429, "rate_limited", "Too many failed authentications from this client; retry later.", undefined, { "Retry-After": String(retryAfterSeconds) });

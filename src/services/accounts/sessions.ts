@@ -7,6 +7,7 @@ import { randomBase62, sha256Hex } from "../../lib/crypto";
 import type { Plan } from "../../lib/plans";
 import { HOUR_MS } from "../../lib/time";
 import type { Services } from "../../services";
+import { requestOrigin } from "../audit/origin";
 import type { ServiceContext } from "../context";
 
 export const SESSION_IDLE_MS = 7 * 24 * HOUR_MS;
@@ -58,10 +59,11 @@ function cookieValue(header: string | null, name: string): string | null {
 export async function sessionFromRequest(svc: Services, request: Request): Promise<SignedIn | null> {
   const secure = new URL(request.url).protocol === "https:";
   const raw = cookieValue(request.headers.get("cookie"), sessionCookieName(secure));
-  return raw ? resolveSession(svc, raw) : null;
+  return raw ? resolveSession(svc, raw, request.headers) : null;
 }
 
-export async function resolveSession(svc: Services, raw: string): Promise<SignedIn | null> {
+/** `headers`: the request's, for the audit log's origin of the session's calls (the member's address, face "dashboard"). */
+export async function resolveSession(svc: Services, raw: string, headers: Headers = new Headers()): Promise<SignedIn | null> {
   if (!/^[0-9A-Za-z]{32}$/.test(raw)) return null;
   const idHash = await sha256Hex(raw);
   const now = svc.clock.now();
@@ -95,7 +97,12 @@ export async function resolveSession(svc: Services, raw: string): Promise<Signed
     teamName: current.name,
     teamPlan: current.plan,
     role: current.role,
-    ctx: { teamId: current.teamId, scope: scopeOfRole(current.role), actor: { kind: "session", id: String(row.userId) } },
+    ctx: {
+      teamId: current.teamId,
+      scope: scopeOfRole(current.role),
+      actor: { kind: "session", id: String(row.userId) },
+      origin: requestOrigin(headers, "dashboard", row.email),
+    },
   };
 }
 

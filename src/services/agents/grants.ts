@@ -19,6 +19,9 @@ export interface GrantProps {
   userId: number;
   teamId: number;
   scope: TokenScope;
+  /** For the audit log's actor label (src/mcp/caller.ts); absent in grants made before it. */
+  clientName?: string;
+  grantedBy?: string;
 }
 
 export interface AgentGrantView {
@@ -44,7 +47,7 @@ export async function grantFor(
   if (!membership) throw notFound("Team");
   if (!mayGrant(membership.role, input.scope)) throw forbidden("A viewer may only grant read-only access.");
   return {
-    props: { kind: "oauth", userId: user.id, teamId: input.teamId, scope: input.scope },
+    props: { kind: "oauth", userId: user.id, teamId: input.teamId, scope: input.scope, clientName: input.clientName.slice(0, 100), grantedBy: user.email },
     metadata: { teamId: input.teamId, teamName: membership.teamName, scope: input.scope, clientName: input.clientName, grantedBy: user.email },
   };
 }
