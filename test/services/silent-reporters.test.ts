@@ -80,4 +80,16 @@ describe("reports_missing alert", () => {
     expect(await alertsOf(pending.id)).toEqual([]);
     expect(await alertsOf(sparse.id)).toEqual([]);
   });
+
+  it("walks more verified domains than one statement may bind (D1: 100 parameters) and still finds the quiet one at the end", async () => {
+    const team = await makeTeam();
+    const many = [];
+    for (let i = 0; i < 230; i++) many.push(await insertDomain(team.id));
+    const last = many.at(-1);
+    if (!last) throw new Error("no domain");
+    for (let i = 4; i <= 10; i++) await received(last.id, "google.com", i);
+    const out = await checkSilentReporters(svc());
+    expect(out.domains).toBeGreaterThanOrEqual(230);
+    expect((await alertsOf(last.id)).map((a) => a.title)).toEqual([expect.stringContaining("google.com")]);
+  });
 });
