@@ -37,10 +37,11 @@ export const ATTACKS = {
   "wrong-audience": (t) => t.sign({ ...t.payload, aud: "another-client" }),
   /** Signed by the provider, but claiming another issuer (item 2). */
   "wrong-issuer": (t) => t.sign({ ...t.payload, iss: "https://idp.attacker.test" }),
-  /** Signed by the provider, expired 15 minutes ago (item 9; more than any reasonable clock skew). */
+  /** Signed by the provider, expired 5 minutes ago (item 9; beyond any reasonable clock skew). Issued 8 minutes ago,
+   *  so that a relying party's limit on a token's age (item 10) is not what refuses it. */
   expired: (t) => {
     const now = Math.floor(Date.now() / 1000);
-    return t.sign({ ...t.payload, iat: now - 20 * 60, exp: now - 15 * 60 });
+    return t.sign({ ...t.payload, iat: now - 8 * 60, exp: now - 5 * 60 });
   },
   /** An earlier genuine ID token (valid signature, audience and lifetime) whose nonce belongs to another sign-in (item 11). */
   "replayed-nonce": (t) => {
