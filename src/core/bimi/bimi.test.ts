@@ -138,6 +138,7 @@ describe("inspectSvg", () => {
       "bimi.svg-title",
       "bimi.svg-script",
       "bimi.svg-external-ref",
+      "bimi.svg-raster-image",
       "bimi.svg-not-square",
     ]);
   });

@@ -1,7 +1,8 @@
-// BIMI discovery at default._bimi.<domain> with organizational-domain fallback, plus DMARC and logo checks. I/O via Resolver and HttpFetch.
+// BIMI discovery at default._bimi.<domain> with organizational-domain fallback, plus DMARC, logo and mark-certificate checks. I/O via Resolver and HttpFetch.
 import type { Resolver } from "../dns/types";
 import type { Finding, HttpFetch } from "../types";
 import { bimiDmarcFindings, type BimiRecord, type DmarcFacts, isBimiCandidate, parseBimiRecord } from "./record";
+import { checkBimiMark, type MarkPosture } from "./mark-check";
 import { checkBimiSvg, type SvgCheck } from "./svg";
 
 export interface BimiCheckOptions {
@@ -15,6 +16,8 @@ export interface BimiCheckOptions {
   /** When given, the logo at l= is fetched and checked. */
   fetch?: HttpFetch;
   timeoutMs?: number;
+  /** The time certificates are judged at (required with fetch to check a=). */
+  now?: Date;
 }
 
 export interface BimiResult {
@@ -26,6 +29,8 @@ export interface BimiResult {
   fromOrgDomain: boolean;
   declined: boolean;
   svg: SvgCheck | null;
+  /** The mark certificate at a=, when fetched and judged. */
+  mark: MarkPosture | null;
   findings: Finding[];
 }
 
@@ -57,7 +62,7 @@ export async function checkBimi(domain: string, resolver: Resolver, opts: BimiCh
       fromOrgDomain = true;
     }
   }
-  const base = { host, fromOrgDomain, record: null, parsed: null, declined: false, svg: null };
+  const base = { host, fromOrgDomain, record: null, parsed: null, declined: false, svg: null, mark: null };
   switch (found.kind) {
     case "temperror":
       return { ...base, status: "temperror", findings: [] };
@@ -97,6 +102,19 @@ export async function checkBimi(domain: string, resolver: Resolver, opts: BimiCh
   if (opts.fetch && record.logo?.startsWith("https:")) {
     result.svg = await checkBimiSvg(record.logo, opts.fetch, opts.timeoutMs);
     result.findings.push(...result.svg.findings);
+  }
+  if (opts.fetch && opts.now && record.authority?.startsWith("https:")) {
+    result.mark = await checkBimiMark({
+      url: record.authority,
+      // The SAN must name the domain whose record this is: the Organizational Domain after a fallback.
+      domain: host.slice(selector.length + "._bimi.".length),
+      selector,
+      logoSvg: result.svg?.body ?? null,
+      now: opts.now,
+      fetch: opts.fetch,
+      timeoutMs: opts.timeoutMs,
+    });
+    result.findings.push(...result.mark.findings);
   }
   return result;
 }

@@ -28,7 +28,7 @@ export const bimiPart = definePart({
     checkBimi(ctx.domain, ctx.resolver, {
       dmarc: ctx.result(dmarcPart).then(dmarcFactsForBimi),
       orgDomain: treeWalkOrgDomain(ctx.resolver),
-      ...(ctx.settings.checkBimiLogo ? { fetch: ctx.fetch } : {}),
+      ...(ctx.settings.checkBimiLogo ? { fetch: ctx.fetch, now: ctx.clock.now() } : {}),
       timeoutMs: ctx.timeoutMs,
     }),
   scored: (bimi) => bimi.status,

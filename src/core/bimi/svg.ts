@@ -1,4 +1,4 @@
-// BIMI logo checks for SVG Tiny Portable/Secure (size, profile, title, no scripts or external refs). I/O only via the HttpFetch port.
+// BIMI logo checks for SVG Tiny Portable/Secure (size, profile, title, square, no scripts, animation, links, external refs or rasters). I/O only via the HttpFetch port.
 import type { Finding, HttpFetch } from "../types";
 import { fetchTextCapped } from "../net/http";
 
@@ -10,6 +10,8 @@ export interface SvgCheck {
   status: "valid" | "invalid" | "unknown";
   bytes: number | null;
   findings: Finding[];
+  /** The logo as fetched (whole files only: null when over the cap or not fetched); compared with a mark certificate's. */
+  body: string | null;
 }
 
 const f = (rule: string, severity: Finding["severity"], description: string, fix: string | null = null): Finding => ({
@@ -26,7 +28,17 @@ const attr = (tag: string, name: string): string | null => {
 
 const PLACEHOLDER_TITLES = new Set(["", "logo", "untitled", "svg", "image", "title", "company logo"]);
 
-/** Static checks over SVG text; exported for tests and for callers that already hold the file. */
+/** SVG Tiny 1.2 animation elements (SVG Tiny 1.2 §19); SVG Tiny PS allows no animation. */
+const ANIMATION = /<(animate|animateColor|animateMotion|animateTransform|set|discard)\b/i;
+/** Interactivity: links, SVG Tiny 1.2 event handlers and listeners (§13), focus attributes. */
+const INTERACTIVE = /<(a|handler|listener)\b|\sfocusable\s*=|\snav-[a-z-]+\s*=/i;
+
+/**
+ * Static checks over SVG text against the SVG Tiny Portable/Secure profile as the BIMI Group publishes it
+ * (draft-svg-tiny-ps-abrotman): root svg version="1.2" baseProfile="tiny-ps", a title, a square viewBox,
+ * no scripts, animation or interactivity, no external references, no raster images, 32 KB at most.
+ * Every finding says what to change. Exported for uploads and for callers that already hold the file.
+ */
 export function inspectSvg(text: string, bytes: number): Finding[] {
   const out: Finding[] = [];
   if (bytes > SVG_MAX_BYTES) {
@@ -39,9 +51,11 @@ export function inspectSvg(text: string, bytes: number): Finding[] {
       ),
     );
   }
-  const root = /<svg\b[^>]*>/i.exec(text)?.[0];
+  // Comments say nothing about what the file does: a commented-out <script> is not a script.
+  const body = text.replace(/<!--[\s\S]*?-->/g, "");
+  const root = /<svg\b[^>]*>/i.exec(body)?.[0];
   if (root === undefined) {
-    out.push(f("bimi.svg-not-svg", "High", "The l= URL does not serve an SVG document."));
+    out.push(f("bimi.svg-not-svg", "High", "The file is not an SVG document.", "Export the logo as SVG (File > Save as SVG), then convert it to SVG Tiny PS."));
     return out;
   }
   if (attr(root, "version") !== "1.2" || attr(root, "baseProfile") !== "tiny-ps") {
@@ -55,28 +69,91 @@ export function inspectSvg(text: string, bytes: number): Finding[] {
     );
   }
   if (attr(root, "x") !== null || attr(root, "y") !== null) {
-    out.push(f("bimi.svg-root-xy", "Low", "SVG Tiny PS forbids x= and y= attributes on the root <svg> element."));
+    out.push(
+      f("bimi.svg-root-xy", "Low", "SVG Tiny PS forbids x= and y= attributes on the root <svg> element.", "Remove x= and y= from the root <svg> element."),
+    );
   }
-  const title = /<title\b[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1]?.trim();
+  const title = /<title\b[^>]*>([\s\S]*?)<\/title>/i.exec(body)?.[1]?.trim();
   if (title === undefined || PLACEHOLDER_TITLES.has(title.toLowerCase())) {
     out.push(
       f("bimi.svg-title", "Low", "SVG needs a <title> with the brand name (not a placeholder).", "Add <title>Your Brand</title> as the first child of <svg>."),
     );
   }
-  if (/<script\b/i.test(text) || /\son[a-z]+\s*=/i.test(text)) {
-    out.push(f("bimi.svg-script", "High", "SVG contains scripts or event handlers, which SVG Tiny PS forbids."));
+  if (/<script\b/i.test(body) || /\son[a-z]+\s*=/i.test(body)) {
+    out.push(
+      f(
+        "bimi.svg-script",
+        "High",
+        "SVG contains scripts or event handlers, which SVG Tiny PS forbids.",
+        "Remove every <script> element and every on...= attribute (onclick, onload...).",
+      ),
+    );
   }
-  // External references: any href other than a same-document fragment, or <image>/<foreignObject>.
-  const hrefs = [...text.matchAll(/\s(?:xlink:)?href\s*=\s*["']([^"']*)["']/gi)].map((m) => m[1] ?? "");
-  if (hrefs.some((h) => !h.startsWith("#")) || /<(image|foreignObject)\b/i.test(text)) {
-    out.push(f("bimi.svg-external-ref", "High", "SVG references external content (href, <image> or <foreignObject>)."));
+  // External references: any href other than a same-document fragment, or <foreignObject>.
+  const hrefs = [...body.matchAll(/\s(?:xlink:)?href\s*=\s*["']([^"']*)["']/gi)].map((m) => m[1] ?? "");
+  if (hrefs.some((h) => !h.startsWith("#")) || /<foreignObject\b/i.test(body)) {
+    out.push(
+      f(
+        "bimi.svg-external-ref",
+        "High",
+        "SVG references external content (an href to another file or URL, or <foreignObject>).",
+        'Keep everything inside the file: only href="#id" references to elements of the same SVG are allowed.',
+      ),
+    );
+  }
+  if (/<image\b/i.test(body)) {
+    out.push(
+      f(
+        "bimi.svg-raster-image",
+        "High",
+        "SVG contains an <image> (a raster picture), which SVG Tiny PS forbids.",
+        "Redraw the picture as vector shapes (paths); a PNG or JPEG inside the SVG is not allowed.",
+      ),
+    );
+  }
+  const animation = ANIMATION.exec(body)?.[1];
+  if (animation !== undefined) {
+    out.push(
+      f(
+        "bimi.svg-animation",
+        "High",
+        `SVG contains animation (<${animation}>), which SVG Tiny PS forbids.`,
+        "Remove every animation element; the logo must be still.",
+      ),
+    );
+  }
+  if (INTERACTIVE.test(body)) {
+    out.push(
+      f(
+        "bimi.svg-interactive",
+        "Medium",
+        "SVG contains interactive content (links, handlers or focus attributes), which SVG Tiny PS forbids.",
+        "Remove <a> links, <handler>/<listener> elements and focusable/nav-* attributes.",
+      ),
+    );
   }
   const vb = attr(root, "viewBox")
     ?.trim()
     .split(/[\s,]+/)
     .map(Number);
-  if (vb && vb.length === 4 && vb.every(Number.isFinite) && vb[2] !== vb[3]) {
-    out.push(f("bimi.svg-not-square", "Info", "Logo viewBox is not square; receivers crop it to a square or circle."));
+  if (vb === undefined) {
+    out.push(
+      f(
+        "bimi.svg-no-viewbox",
+        "Low",
+        "The root <svg> has no viewBox, so receivers cannot tell it is square.",
+        'Add a square viewBox, e.g. viewBox="0 0 512 512".',
+      ),
+    );
+  } else if (vb.length === 4 && vb.every(Number.isFinite) && vb[2] !== vb[3]) {
+    out.push(
+      f(
+        "bimi.svg-not-square",
+        "Low",
+        `Logo viewBox is not square (${vb[2]} x ${vb[3]}); receivers show the logo in a square or circle.`,
+        "Make the viewBox square (equal width and height) and center the logo in it.",
+      ),
+    );
   }
   return out;
 }
@@ -85,20 +162,26 @@ export async function checkBimiSvg(url: string, fetch: HttpFetch, timeoutMs = 10
   // Read one byte past the limit so an oversize file is detected without buffering all of it.
   const res = await fetchTextCapped(fetch, url, { timeoutMs, maxBytes: SVG_MAX_BYTES + 1 });
   if (!res.ok) {
-    return { status: "unknown", bytes: null, findings: [f("bimi.svg-fetch-failed", "Info", `Logo could not be fetched (${res.error}); not checked.`)] };
+    return {
+      status: "unknown",
+      bytes: null,
+      findings: [f("bimi.svg-fetch-failed", "Info", `Logo could not be fetched (${res.error}); not checked.`)],
+      body: null,
+    };
   }
   const r = res.value;
   if (r.status >= 300 && r.status < 400) {
     return {
       status: "invalid",
       bytes: null,
+      body: null,
       findings: [f("bimi.svg-redirect", "Medium", `Logo URL redirects (HTTP ${r.status}); publish the final URL in l=.`)],
     };
   }
   if (r.status !== 200) {
-    return { status: "invalid", bytes: null, findings: [f("bimi.svg-unavailable", "High", `Logo URL returned HTTP ${r.status}.`)] };
+    return { status: "invalid", bytes: null, body: null, findings: [f("bimi.svg-unavailable", "High", `Logo URL returned HTTP ${r.status}.`)] };
   }
   const findings = inspectSvg(r.body, r.bytes);
   const bad = findings.some((x) => x.severity !== "Info");
-  return { status: bad ? "invalid" : "valid", bytes: r.bytes, findings };
+  return { status: bad ? "invalid" : "valid", bytes: r.bytes, findings, body: r.tooLarge ? null : r.body };
 }

@@ -10,6 +10,9 @@ import { BIMI_ROOTS } from "./roots";
 import { verifySignature } from "./signature";
 import type { MarkCheck, MarkOptions, MarkReport } from "./types";
 
+/** Checks that inform without deciding: a certificate whose mark type is not stated can still be honoured. */
+const INFORMATIONAL = new Set(["mark-type"]);
+
 let defaultAnchors: Anchor[] | null = null;
 
 function anchorsOf(roots: string[] | undefined): Anchor[] {
@@ -116,7 +119,7 @@ export async function validateMarkCertificate(pem: string, opts: MarkOptions): P
 
   return {
     kind,
-    valid: checks.every((c) => c.ok === true),
+    valid: checks.every((c) => c.ok === true || INFORMATIONAL.has(c.id)),
     checks,
     subject,
     notBefore: leaf.notBefore.toISOString(),
