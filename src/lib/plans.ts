@@ -47,3 +47,6 @@ export const REPORT_LIMITS: Record<Plan, ReportLimits> = {
 
 /** A report's date range may span at most this many days (RFC 7489 §7.2 asks for daily reports). */
 export const MAX_REPORT_RANGE_DAYS = 7;
+
+/** Days an audit entry is kept per plan (docs/limits.md, docs/audit.md "Retention"); older sealed entries are pruned daily. */
+export const AUDIT_RETENTION_DAYS: Record<Plan, number> = { starter: 90, pro: 365, enterprise: 730 };
