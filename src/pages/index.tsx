@@ -25,6 +25,8 @@ import { MessagePage } from "./layout";
 import { oauthConsentPages } from "./oauth-consent";
 import { overviewPages } from "./overview";
 import { signInPages } from "./sign-in";
+import { ssoPages } from "./sso";
+import { ssoSettingsPages } from "./sso-settings";
 import { teamPages } from "./team";
 import { tlsPages } from "./tls";
 import { tokenPages } from "./tokens";
@@ -69,6 +71,10 @@ export const PAGE_PATHS = [
   "/unsubscribe/*",
   "/settings/notifications/digest",
   "/settings/notifications/digest/*",
+  // Sign-in through the team's OpenID provider (works signed out) and its settings (src/pages/sso.tsx, sso-settings.tsx).
+  "/sso/*",
+  "/settings/sso",
+  "/settings/sso/*",
 ];
 
 export function pageRoutes() {
@@ -79,6 +85,8 @@ export function pageRoutes() {
   }
   pages.route("/", overviewPages());
   pages.route("/", signInPages());
+  pages.route("/", ssoPages());
+  pages.route("/", ssoSettingsPages());
   pages.route("/", tokenPages());
   pages.route("/", teamPages());
   pages.route("/", devOutboxPages());

@@ -11,6 +11,8 @@ import { clientOf } from "../middleware/failure-gate";
 import { checkCsrf, isSecure, readForm, sessionCookieOptions } from "./guard";
 import { frameOf, siteOrigin } from "./frame";
 import { CsrfField, Layout, Notice } from "./layout";
+import { SsoStartForm } from "./sso";
+import { ssoRequiredMessage } from "../services/accounts/sso-gate";
 
 export function signInPages() {
   const r = new Hono<AppEnv>();
@@ -35,6 +37,8 @@ export function signInPages() {
               <button type="submit">Email me a sign-in link</button>
             </p>
           </form>
+          <h2>Your company uses single sign-on?</h2>
+          <SsoStartForm csrf={frame.csrf} next={next} />
         </div>
       </Layout>,
     );
@@ -44,10 +48,23 @@ export function signInPages() {
     const form = await readForm(c);
     checkCsrf(c, form.get("_csrf"));
     const svc = c.get("services");
-    await requestSignInLink(svc, { email: form.get("email") ?? "", client: clientOf(c), origin: siteOrigin(c), next: form.get("next") });
+    const sent = await requestSignInLink(svc, { email: form.get("email") ?? "", client: clientOf(c), origin: siteOrigin(c), next: form.get("next") });
     const frame = await frameOf(c);
     const email = (form.get("email") ?? "").trim().slice(0, 254);
     const next = safeNext(form.get("next"));
+    if (sent.ssoIssuerHost) {
+      // The same page for every address of an enforcing domain (docs/decisions.md D247).
+      return c.html(
+        <Layout title="Sign in with SSO" frame={frame}>
+          <div class="panel narrow">
+            <h1>Sign in with SSO</h1>
+            <Notice kind="info">{ssoRequiredMessage(sent.ssoIssuerHost)}</Notice>
+            <SsoStartForm csrf={frame.csrf} email={email} next={next} button="Sign in with SSO" />
+            <p class="small">Email links are turned off for this domain. Only the team owner still receives one, in case the provider is unreachable.</p>
+          </div>
+        </Layout>,
+      );
+    }
     // The same answer for every address: whether it has an account is never revealed.
     return c.html(
       <Layout title="Check your email" frame={frame}>

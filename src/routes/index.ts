@@ -9,6 +9,7 @@ import { dmarcRoutes } from "./dmarc";
 import { intelRoutes } from "./intel";
 import { messageAuditRoutes } from "./messages/audit";
 import { notificationRoutes } from "./notifications";
+import { ssoRoutes } from "./sso";
 import { tlsRoutes } from "./tls";
 import { webhookRoutes } from "./webhooks";
 
@@ -24,4 +25,5 @@ export function mountApiRoutes(v1: Api): void {
   v1.route("/", tlsRoutes());
   v1.route("/", webhookRoutes());
   v1.route("/", notificationRoutes());
+  v1.route("/", ssoRoutes());
 }

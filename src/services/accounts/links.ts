@@ -7,6 +7,7 @@ import { randomBase62, sha256Hex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import type { Services } from "../../services";
 import { sendPersonMail } from "./mailer";
+import { ssoGateFor } from "./sso-gate";
 
 export const LINK_TTL_MS = 15 * 60_000;
 /** Link requests a minute, per address and per client address (docs/limits.md). */
@@ -82,12 +83,21 @@ async function createLink(svc: Services, input: LinkInput): Promise<string> {
 
 export const linkUrl = (origin: string, token: string) => `${origin}/auth/link?token=${encodeURIComponent(token)}`;
 
-/** Mails a sign-in link. Throttled per address and per client; the same answer for every valid address. */
-export async function requestSignInLink(svc: Services, input: { email: string; client: string; origin: string; next?: string | null }): Promise<void> {
+/**
+ * Mails a sign-in link. Throttled per address and per client; the same answer for every valid address.
+ * An address in a domain whose team enforces single sign-on gets no link (only the team's owner does,
+ * D247); the answer then names the provider, the same for every address of that domain.
+ */
+export async function requestSignInLink(
+  svc: Services,
+  input: { email: string; client: string; origin: string; next?: string | null },
+): Promise<{ ssoIssuerHost: string | null }> {
   const email = normalizeEmail(input.email);
   if (!email) throw new ApiError(422, "validation_failed", "Enter a valid email address.", { email: ["Enter a valid email address."] });
   await throttle(svc, `signin-client:${input.client}`, LINKS_PER_CLIENT_PER_MINUTE);
   await throttle(svc, `signin-address:${await sha256Hex(inboxOf(email))}`, LINKS_PER_ADDRESS_PER_MINUTE);
+  const gate = await ssoGateFor(svc, email);
+  if (gate && !gate.ownerExempt) return { ssoIssuerHost: gate.issuerHost };
   const token = await createLink(svc, { email, purpose: "sign_in", next: input.next ?? null });
   await sendPersonMail(svc, {
     to: email,
@@ -100,6 +110,7 @@ export async function requestSignInLink(svc: Services, input: { email: string; c
       "It works once and expires in 15 minutes. If you did not ask for it, ignore this message.",
     ].join("\n"),
   });
+  return { ssoIssuerHost: gate?.issuerHost ?? null };
 }
 
 /** Mails an invitation (the same link mechanism); throttled per inviting client like sign-in links. */

@@ -11,6 +11,7 @@ import { afterCredentialsRevoked, countMemberCredentials, type MemberCredentials
 import { domainStore } from "../domains/domain-store";
 import { teamLog } from "../webhooks/team-log";
 import { consumeLink } from "./links";
+import { ssoGateFor, ssoRequiredMessage } from "./sso-gate";
 import type { SignedIn } from "./sessions";
 
 export interface Membership {
@@ -56,6 +57,10 @@ export async function createOwnedTeam(svc: Services, userId: number, email: stri
 export async function completeLink(svc: Services, token: string): Promise<{ userId: number; teamId: number | null; next: string | null } | null> {
   const link = await consumeLink(svc, token);
   if (!link) return null;
+  // A link mailed before enforcement was turned on opens no session for a covered address (D247).
+  const gate = await ssoGateFor(svc, link.email);
+  const blocked = gate !== null && !gate.ownerExempt;
+  if (blocked && link.purpose !== "invite") throw forbidden(ssoRequiredMessage(gate.issuerHost));
   const userId = await findOrCreateUser(svc, link.email);
   const now = svc.clock.now();
 
@@ -63,8 +68,11 @@ export async function completeLink(svc: Services, token: string): Promise<{ user
     // An invitation never demotes or promotes an existing member, and never creates a second owner.
     const role = link.role === "owner" ? "admin" : link.role;
     await svc.db.insert(memberships).values({ teamId: link.teamId, userId, role, createdAt: now }).onConflictDoNothing();
+    // Under enforcement the invitation still makes the membership; the person then signs in through the provider.
+    if (blocked) throw forbidden(`You joined the team. ${ssoRequiredMessage(gate.issuerHost)}`);
     return { userId, teamId: link.teamId, next: link.next };
   }
+  if (blocked) throw forbidden(ssoRequiredMessage(gate.issuerHost));
 
   const mine = await listMemberships(svc, userId);
   if (mine.length > 0) return { userId, teamId: mine[0]?.teamId ?? null, next: link.next };

@@ -33,9 +33,16 @@ export interface SignedIn {
 
 /** Opens a session for a user on one of their teams; returns the cookie value (shown to the browser only). */
 export async function openSession(svc: Services, userId: number, teamId: number | null): Promise<string> {
+  const { id, statement } = await sessionInsert(svc, userId, teamId);
+  await statement;
+  return id;
+}
+
+/** A new session as a statement, for a caller that commits it in one batch with what goes with it (an audit entry). */
+export async function sessionInsert(svc: Services, userId: number, teamId: number | null) {
   const id = randomBase62(32);
   const now = svc.clock.now();
-  await svc.db.insert(sessions).values({
+  const statement = svc.db.insert(sessions).values({
     idHash: await sha256Hex(id),
     userId,
     teamId,
@@ -43,7 +50,7 @@ export async function openSession(svc: Services, userId: number, teamId: number 
     lastSeenAt: now,
     expiresAt: new Date(now.getTime() + SESSION_ABSOLUTE_MS),
   });
-  return id;
+  return { id, statement };
 }
 
 function cookieValue(header: string | null, name: string): string | null {
