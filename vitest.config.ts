@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { SOLO_FILES } from "./test/groups/solo";
 
 // Two projects: almost everything runs inside workerd with real D1, Queues and Durable Objects;
 // test/node holds the few checks that need Node (the OpenAPI 3.1 validator compiles schemas with
@@ -37,8 +38,9 @@ export default defineConfig(async () => {
           ],
           test: {
             name: "workers",
-            include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-            exclude: ["test/node/**"],
+            // TEST_GROUPS=1 (npm test): the same files through test/groups/, a few pool runners instead of one per file.
+            include: process.env.TEST_GROUPS === "1" ? ["test/groups/*.test.ts", ...SOLO_FILES] : ["src/**/*.test.ts", "test/**/*.test.ts"],
+            exclude: process.env.TEST_GROUPS === "1" ? [] : ["test/node/**", "test/groups/**"],
             setupFiles: ["./test/setup.ts"],
           },
         },

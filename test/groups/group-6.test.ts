@@ -1,0 +1,3 @@
+import { runGroup } from "./select";
+
+runGroup(5, 8);
