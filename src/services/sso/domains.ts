@@ -9,7 +9,7 @@ import { randomBase62 } from "../../lib/crypto";
 import { conflict, dependencyUnavailable, notFound, validationFailed } from "../../lib/errors";
 import type { Services } from "../../services";
 import type { SignedIn } from "../accounts/sessions";
-import { auditStatement } from "../audit/record";
+import { audit } from "../audit-when";
 import { commit } from "../commit";
 import { verificationRecord } from "../domains/views";
 import { domainView, requireSsoOwner, type SsoDomainView } from "./settings";
@@ -40,7 +40,7 @@ export async function addSsoDomain(svc: Services, owner: Owner, input: { domain:
   try {
     await commit(svc, [
       svc.db.insert(ssoDomains).values(values),
-      auditStatement(svc, owner.ctx, { verb: "sso.domain_add", target: { type: "sso_domain", id: values.domain }, summary: `domain=${values.domain}` }, now),
+      audit(svc, owner.ctx, { verb: "sso.domain_add", target: { type: "sso_domain", id: values.domain }, summary: `domain=${values.domain}` }),
     ]);
   } catch (e) {
     // Two adds of the same name at once: the primary key refuses the second, and its batch (audit entry included) rolls back.
@@ -89,7 +89,7 @@ export async function verifySsoDomain(svc: Services, owner: Owner, domain: strin
         ),
       )
       .returning(),
-    auditStatement(svc, owner.ctx, { verb: "sso.domain_verify", target: { type: "sso_domain", id: row.domain }, summary: `domain=${row.domain}` }, now),
+    audit(svc, owner.ctx, { verb: "sso.domain_verify", target: { type: "sso_domain", id: row.domain }, summary: `domain=${row.domain}` }),
   ]);
   const done = updated[0];
   if (!done) {
@@ -105,7 +105,7 @@ export async function removeSsoDomain(svc: Services, owner: Owner, domain: strin
   const row = await findDomain(svc, teamId, domain);
   await commit(svc, [
     svc.db.delete(ssoDomains).where(and(eq(ssoDomains.teamId, teamId), eq(ssoDomains.domain, row.domain))),
-    auditStatement(svc, owner.ctx, {
+    audit(svc, owner.ctx, {
       verb: "sso.domain_remove",
       target: { type: "sso_domain", id: row.domain },
       summary: `domain=${row.domain} was_verified=${row.verifiedAt ? "yes" : "no"}`,

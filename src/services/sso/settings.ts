@@ -8,7 +8,7 @@ import { ssoDomains, teamSso } from "../../db/schema";
 import { conflict, forbidden, validationFailed } from "../../lib/errors";
 import type { Services } from "../../services";
 import type { SignedIn } from "../accounts/sessions";
-import { auditStatement } from "../audit/record";
+import { audit } from "../audit-when";
 import { commit } from "../commit";
 import { requireWrite, type ServiceContext } from "../context";
 import { verificationRecord } from "../domains/views";
@@ -129,16 +129,11 @@ export async function configureSso(svc: Services, signedIn: Pick<SignedIn, "role
       .insert(teamSso)
       .values({ teamId, ...values, createdAt: now })
       .onConflictDoUpdate({ target: teamSso.teamId, set: values }),
-    auditStatement(
-      svc,
-      signedIn.ctx,
-      {
-        verb: "sso.configure",
-        target: { type: "sso", id: teamId },
-        summary: `issuer=${issuer} client_id=${clientId} client_secret=${secret === "" ? "kept" : "replaced"} token_auth=${endpoints.token_auth}`,
-      },
-      now,
-    ),
+    audit(svc, signedIn.ctx, {
+      verb: "sso.configure",
+      target: { type: "sso", id: teamId },
+      summary: `issuer=${issuer} client_id=${clientId} client_secret=${secret === "" ? "kept" : "replaced"} token_auth=${endpoints.token_auth}`,
+    }),
   ]);
   return getSso(svc, signedIn.ctx);
 }
@@ -163,16 +158,11 @@ export async function setSsoOptions(svc: Services, signedIn: Pick<SignedIn, "rol
   const now = svc.clock.now();
   await commit(svc, [
     svc.db.update(teamSso).set({ enforced: input.enforced, autoJoin: input.auto_join, updatedAt: now }).where(eq(teamSso.teamId, teamId)),
-    auditStatement(
-      svc,
-      signedIn.ctx,
-      {
-        verb: "sso.enforce",
-        target: { type: "sso", id: teamId },
-        summary: `enforced=${input.enforced ? "on" : "off"} auto_join=${input.auto_join ? "on" : "off"} (was enforced=${row.enforced ? "on" : "off"} auto_join=${row.autoJoin ? "on" : "off"})`,
-      },
-      now,
-    ),
+    audit(svc, signedIn.ctx, {
+      verb: "sso.enforce",
+      target: { type: "sso", id: teamId },
+      summary: `enforced=${input.enforced ? "on" : "off"} auto_join=${input.auto_join ? "on" : "off"} (was enforced=${row.enforced ? "on" : "off"} auto_join=${row.autoJoin ? "on" : "off"})`,
+    }),
   ]);
   return getSso(svc, signedIn.ctx);
 }

@@ -12,7 +12,7 @@ import { ApiError, validationFailed } from "../../lib/errors";
 import type { Services } from "../../services";
 import { normalizeEmail, safeNext } from "../accounts/links";
 import { scopeOfRole, sessionInsert } from "../accounts/sessions";
-import { auditStatement } from "../audit/record";
+import { audit } from "../audit-when";
 import { commit, type Statement } from "../commit";
 import type { CallOrigin, ServiceContext } from "../context";
 import { providerKeys, redeemCode, signInRefused } from "./provider";
@@ -180,16 +180,11 @@ export async function completeSsoSignIn(
     session.statement,
     svc.db.update(users).set({ lastSignInAt: now }).where(eq(users.id, userId)),
     ...statements,
-    auditStatement(
-      svc,
-      ctx,
-      {
-        verb: "sign_in",
-        target: { type: "user", id: userId },
-        summary: `method=sso issuer=${issuerHostOf(config.issuer)} email=${email}${member ? "" : " joined_as=viewer (auto-join)"}`,
-      },
-      now,
-    ),
+    audit(svc, ctx, {
+      verb: "sign_in",
+      target: { type: "user", id: userId },
+      summary: `method=sso issuer=${issuerHostOf(config.issuer)} email=${email}${member ? "" : " joined_as=viewer (auto-join)"}`,
+    }),
   ]);
   return { sessionId: session.id, userId, teamId: login.teamId, next: login.next };
 }

@@ -1,0 +1,169 @@
+// Sign-in through the team's OpenID provider, through the Worker's real fetch export, against a fake
+// provider at the edge (test/support/oidc-fake.ts). The happy path lands in the team with a session;
+// every forged or wrong ID token (OpenID Connect Core §3.1.3.7) is a 4xx page and writes no session.
+import { env } from "cloudflare:workers";
+import { beforeEach, describe, expect, it } from "vitest";
+import { insertMember } from "../../support/factories";
+import { Browser } from "../../support/browser";
+import { CLIENT_ID, CLIENT_SECRET, type FakeProvider, type IssueOptions, installFakeProvider } from "../../support/oidc-fake";
+import { sessionCookieOf, sessionsOf, ssoSignIn, ssoTeam } from "./support";
+
+let fake: FakeProvider;
+beforeEach(async () => {
+  fake = await installFakeProvider();
+});
+
+describe("sign-in through the provider", () => {
+  it("signs a member in: PKCE and client_secret_basic at the token endpoint, a session like the email link's, landing in the team, audited", async () => {
+    const t = await ssoTeam(fake);
+    const member = await insertMember(t.teamId, "admin", `ada-${crypto.randomUUID().slice(0, 6)}@${t.domain}`);
+    const { b, res, startCookie } = await ssoSignIn(fake, member.email);
+    expect(startCookie).toMatch(/HttpOnly/i);
+    expect(startCookie).toMatch(/Secure/i);
+    expect(startCookie).toMatch(/SameSite=Lax/i);
+    expect(startCookie).toMatch(/Path=\//);
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/dashboard");
+    const cookie = sessionCookieOf(res);
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Lax/i);
+    const request = fake.tokenRequests.at(-1);
+    expect(request?.authorization).toBe(`Basic ${btoa(`${CLIENT_ID}:${CLIENT_SECRET}`)}`);
+    expect(request?.body.get("code_verifier")).toMatch(/^[A-Za-z0-9]{64}$/);
+    expect(request?.body.get("redirect_uri")).toBe("https://app.test/sso/callback");
+    const page = await b.fetch("/dashboard");
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain(member.email);
+    expect(html).toContain("(admin)");
+    const entry = await env.DB.prepare("SELECT verb, summary, actor_id FROM audit_entries WHERE team_id = ? AND verb = 'sign_in' ORDER BY seq DESC LIMIT 1")
+      .bind(t.teamId)
+      .first<{ verb: string; summary: string; actor_id: string }>();
+    expect(entry?.summary).toContain("method=sso");
+    expect(entry?.actor_id).toBe(String(member.id));
+  });
+
+  const refusals: Array<[string, IssueOptions, RegExp]> = [
+    ["a tampered payload", { forge: "tampered" }, /signature does not verify/],
+    ["a token signed by another key", { forge: "foreign_key" }, /signature does not verify|no key of the provider/],
+    ['alg "none"', { forge: "alg_none" }, /algorithm this service does not accept|malformed/],
+    ["HS256 keyed with the provider's public key", { forge: "hs256_public_key" }, /algorithm this service does not accept/],
+    ["another audience", { claims: { aud: "someone-else" } }, /another client \(aud\)/],
+    ["several audiences and no azp", { claims: { aud: [CLIENT_ID, "other"] } }, /several audiences and no azp/],
+    ["another azp", { claims: { azp: "other" } }, /another client \(azp\)/],
+    ["another issuer", { claims: { iss: "https://evil.test" } }, /another issuer/],
+    ["an expired token", { claims: { exp: Math.floor(Date.now() / 1000) - 120, iat: Math.floor(Date.now() / 1000) - 400 } }, /expired/],
+    ["an issue time in the future", { claims: { iat: Math.floor(Date.now() / 1000) + 600, exp: Math.floor(Date.now() / 1000) + 900 } }, /in the future/],
+    ["a nonce from another sign-in", { claims: { nonce: "another-nonce" } }, /nonce does not match/],
+    ["no nonce", { claims: { nonce: undefined } }, /nonce/],
+    ["no email", { claims: { email: undefined } }, /did not send an email address/],
+    ["an unverified email", { claims: { email_verified: false } }, /has not verified this email/],
+    ['email_verified as the string "true"', { claims: { email_verified: "true" } }, /has not verified this email/],
+  ];
+  for (const [what, opts, reason] of refusals) {
+    it(`refuses ${what} with a 4xx page and no session`, async () => {
+      const t = await ssoTeam(fake);
+      const member = await insertMember(t.teamId, "viewer", `bo-${crypto.randomUUID().slice(0, 6)}@${t.domain}`);
+      const { res } = await ssoSignIn(fake, member.email, opts);
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expect(await res.text()).toMatch(reason);
+      expect(sessionCookieOf(res)).toBeUndefined();
+      expect(await sessionsOf(member.email)).toBe(0);
+    });
+  }
+
+  it("refuses an address outside the team's verified domains, even in a genuine token", async () => {
+    const t = await ssoTeam(fake);
+    const member = await insertMember(t.teamId, "viewer", `cy-${crypto.randomUUID().slice(0, 6)}@${t.domain}`);
+    const outsider = `cy-${crypto.randomUUID().slice(0, 6)}@elsewhere.example`;
+    const { res } = await ssoSignIn(fake, member.email, { claims: { email: outsider } });
+    expect(res.status).toBe(403);
+    expect(await res.text()).toContain("not in a domain the team");
+    expect(await sessionsOf(outsider)).toBe(0);
+  });
+
+  it("refuses a replayed state: the callback works once", async () => {
+    const t = await ssoTeam(fake);
+    const member = await insertMember(t.teamId, "viewer", `di-${crypto.randomUUID().slice(0, 6)}@${t.domain}`);
+    const first = await ssoSignIn(fake, member.email);
+    expect(first.res.status).toBe(303);
+    const again = await first.b.fetch(first.callbackPath);
+    expect(again.status).toBe(400);
+    expect(await again.text()).toContain("already used");
+    expect(await sessionsOf(member.email)).toBe(1);
+  });
+
+  it("refuses a callback in a browser that did not start the sign-in (no sign-in cookie)", async () => {
+    const t = await ssoTeam(fake);
+    const member = await insertMember(t.teamId, "viewer", `ed-${crypto.randomUUID().slice(0, 6)}@${t.domain}`);
+    const victim = new Browser();
+    const attacker = new Browser();
+    const start = await attacker.fetch(`/sso/start?email=${encodeURIComponent(member.email)}`);
+    const location = start.headers.get("location") ?? "";
+    const code = fake.authorize(location);
+    const res = await victim.fetch(`/sso/callback?code=${code}&state=${new URL(location).searchParams.get("state")}`);
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("started in another browser");
+    expect(sessionCookieOf(res)).toBeUndefined();
+    expect(await sessionsOf(member.email)).toBe(0);
+  });
+
+  it("shows the provider's refusal (error=) as a clear 400 page", async () => {
+    const res = await new Browser().fetch("/sso/callback?error=access_denied&error_description=User+cancelled&state=x");
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    expect(html).toContain("did not sign you in (access_denied: User cancelled)");
+  });
+
+  it("answers 404 for an address whose domain has no verified single sign-on", async () => {
+    const res = await new Browser().fetch("/sso/start?email=someone@nowhere-sso.example");
+    expect(res.status).toBe(404);
+    expect(await res.text()).toContain("Single sign-on is not set up for nowhere-sso.example");
+  });
+});
+
+describe("joining on first sign-in", () => {
+  it("refuses a new person from a covered domain without auto-join, and asks them to get invited", async () => {
+    const t = await ssoTeam(fake);
+    const email = `new-${crypto.randomUUID().slice(0, 6)}@${t.domain}`;
+    const { res } = await ssoSignIn(fake, email);
+    expect(res.status).toBe(403);
+    expect(await res.text()).toContain("Ask the team owner to invite you");
+    expect(await sessionsOf(email)).toBe(0);
+  });
+
+  it("with auto-join, a new person joins as a viewer", async () => {
+    const t = await ssoTeam(fake, { autoJoin: true });
+    const email = `new-${crypto.randomUUID().slice(0, 6)}@${t.domain}`;
+    const { res, b } = await ssoSignIn(fake, email);
+    expect(res.status).toBe(303);
+    const role = await env.DB.prepare("SELECT m.role FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ? AND m.team_id = ?")
+      .bind(email, t.teamId)
+      .first<{ role: string }>();
+    expect(role?.role).toBe("viewer");
+    expect(await (await b.fetch("/dashboard")).text()).toContain("(viewer)");
+  });
+});
+
+describe("tenancy", () => {
+  it("a domain verified by one team cannot be verified by another, and its people sign in only to the first", async () => {
+    const a = await ssoTeam(fake);
+    const b = await ssoTeam(fake);
+    let res = await b.owner.post("/settings/sso/domains", { domain: a.domain }, "/settings/sso");
+    expect(res.status).toBe(200);
+    const row = await env.DB.prepare("SELECT verification_token AS t FROM sso_domains WHERE team_id = ? AND domain = ?")
+      .bind(b.teamId, a.domain)
+      .first<{ t: string }>();
+    // Even with team B's own record published, team A holds the domain.
+    fake.publishTxt(`_emailauth-verify.${a.domain}`, `emailauth-verify=${row?.t}`);
+    res = await b.owner.post(`/settings/sso/domains/${a.domain}/verify`, {}, "/settings/sso");
+    expect(res.status).toBe(409);
+    expect(await res.text()).toContain("already verified for single sign-on by another team");
+    // A member of team B with an address in team A's domain is not let into team A.
+    const member = await insertMember(b.teamId, "admin", `fi-${crypto.randomUUID().slice(0, 6)}@${a.domain}`);
+    const attempt = await ssoSignIn(fake, member.email);
+    expect(attempt.res.status).toBe(403);
+    expect(await sessionsOf(member.email)).toBe(0);
+  });
+});
