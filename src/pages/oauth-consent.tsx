@@ -11,7 +11,7 @@ import type { AppEnv } from "../context";
 import type { TokenScope } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import type { Membership } from "../services/accounts/members";
-import { grantFor, mayGrant } from "../services/agents/grants";
+import { grantFor, mayGrant, recordAgentGrant } from "../services/agents/grants";
 import { frameOf } from "./frame";
 import { CSP } from "../middleware/security-headers";
 import { checkCsrf, loadSession, readForm, signedInOrRedirect } from "./guard";
@@ -148,6 +148,7 @@ export function oauthConsentPages() {
         props: grant.props,
         metadata: grant.metadata,
       });
+      await recordAgentGrant(c.get("services"), s, grant.metadata, approved.request.clientId);
       const headers = new Headers(approved.headers);
       headers.set("Location", redirectTo);
       return new Response(null, { status: 302, headers });

@@ -1,6 +1,7 @@
 // The admin API (docs/decisions.md D2): teams, tokens, revocation and plan changes. Every /admin path is
 // a 404 unless the ADMIN_TOKEN secret is set; then it requires `Authorization: Bearer <ADMIN_TOKEN>`.
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { createRouter } from "../../app-router";
 import type { AppEnv } from "../../context";
@@ -13,6 +14,7 @@ import { jsonBody } from "../../middleware/json-body";
 import { MIN_ADMIN_TOKEN_LENGTH } from "../../config";
 import { changePlan, createTeam } from "../../services/teams/teams";
 import { issueToken, revokeToken } from "../../services/teams/tokens";
+import { operatorContext } from "../../services/audit/origin";
 import { registerReportMoves } from "./report-moves";
 
 export const adminGate = createMiddleware<AppEnv>(async (c, next) => {
@@ -121,16 +123,22 @@ const changePlanRoute = createRoute({
 export function adminRoutes() {
   const r = createRouter();
   r.use("*", adminGate);
-  r.openapi(createTeamRoute, async (c) => c.json({ data: await createTeam(c.get("services"), c.req.valid("json")) }, 201));
+  // The audit log names the operator with the call's client address and user agent (docs/audit.md "Verbs").
+  const operator = (c: Context<AppEnv>) => (team: number) => operatorContext(team, c.req.raw.headers);
+  r.openapi(createTeamRoute, async (c) => c.json({ data: await createTeam(c.get("services"), c.req.valid("json"), operator(c)) }, 201));
   r.openapi(createTokenRoute, async (c) => {
     const { scope, name } = c.req.valid("json");
-    return c.json({ data: await issueToken(c.get("services"), c.req.valid("param").team, scope, name, "operator") }, 201);
+    const team = c.req.valid("param").team;
+    return c.json({ data: await issueToken(c.get("services"), team, scope, name, "operator", operator(c)(team)) }, 201);
   });
   r.openapi(revokeTokenRoute, async (c) => {
-    await revokeToken(c.get("services"), c.req.valid("param").token_id);
+    await revokeToken(c.get("services"), c.req.valid("param").token_id, operator(c));
     return c.body(null, 204);
   });
-  r.openapi(changePlanRoute, async (c) => c.json({ data: await changePlan(c.get("services"), c.req.valid("param").team, c.req.valid("json").plan) }, 200));
+  r.openapi(changePlanRoute, async (c) => {
+    const team = c.req.valid("param").team;
+    return c.json({ data: await changePlan(c.get("services"), team, c.req.valid("json").plan, operator(c)(team)) }, 200);
+  });
   registerReportMoves(r);
   r.all("*", () => {
     throw notFound("Route");

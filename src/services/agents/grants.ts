@@ -8,6 +8,8 @@ import type { MemberRole, TokenScope } from "../../db/schema";
 import { forbidden, notFound } from "../../lib/errors";
 import type { Services } from "../../services";
 import { listMembers, listMemberships } from "../accounts/members";
+import { audit } from "../audit-when";
+import { commit } from "../commit";
 import type { SignedIn } from "../accounts/sessions";
 import { type GrantMetadata, grantsOnTeam, type StoredGrant } from "../credentials/grant-store";
 
@@ -88,4 +90,30 @@ export async function revokeAgentGrant(svc: Services, oauth: OAuthHelpers, signe
   if (!grant) throw notFound("Grant");
   if (grant.userId !== signedIn.user.id && !seesEveryGrant(signedIn)) throw forbidden("Only the owner and admins revoke another member's agent access.");
   await oauth.revokeGrant(grantId, String(grant.userId));
+  // The grant lives in the provider's KV, not D1: the entry follows the revocation (docs/decisions.md D239).
+  await commit(svc, [
+    audit(svc, signedIn.ctx, {
+      verb: "agent_grant.revoke",
+      target: { type: "agent_grant", id: grantId },
+      summary: `${grant.scope} access of agent "${grant.clientName}" given by ${grant.grantedBy} revoked`,
+    }),
+  ]);
+}
+
+/**
+ * Records a grant the signed-in member just gave on the consent page, in the team it is for (which may
+ * not be the session's current team). The grant lives in the provider's KV: the entry follows it (D239).
+ */
+export async function recordAgentGrant(svc: Services, signedIn: SignedIn, metadata: GrantMetadata, clientId: string): Promise<void> {
+  await commit(svc, [
+    audit(
+      svc,
+      { ...signedIn.ctx, teamId: metadata.teamId },
+      {
+        verb: "agent_grant.create",
+        target: { type: "agent_client", id: clientId },
+        summary: `${metadata.scope} access given to agent "${metadata.clientName}" by ${metadata.grantedBy}`,
+      },
+    ),
+  ]);
 }

@@ -3,6 +3,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { alerts, domains } from "../../db/schema";
 import { notFound } from "../../lib/errors";
 import type { Services } from "../../services";
+import { auditWhen } from "../audit-when";
 import { commit } from "../commit";
 import { buildConditionalEvent } from "./conditional-event";
 import { alertView, type AlertView } from "./list-alerts";
@@ -34,17 +35,28 @@ export async function resolveAlert(svc: Services, ctx: ServiceContext, alertId: 
     now,
     { from: sql`alerts`, where: sql`alerts.id = ${a.id} AND alerts.resolved_at IS NULL` },
   );
-  const [, updated] = await commit(
+  const entry = auditWhen(
+    svc,
+    ctx,
+    {
+      verb: "alert.resolve",
+      target: { type: "alert", id: a.id },
+      summary: `resolved ${a.severity} ${a.kind} alert "${a.title}"${found.domain ? ` on ${found.domain}` : ""}`,
+    },
+    { when: sql`EXISTS (SELECT 1 FROM alerts WHERE id = ${a.id} AND resolved_at IS NULL)` },
+  );
+  const [, , updated] = await commit(
     svc,
     [
       event.statement,
+      entry,
       svc.db
         .update(alerts)
         .set({ resolvedAt: now, updatedAt: now })
         .where(and(eq(alerts.id, a.id), eq(alerts.teamId, teamId), isNull(alerts.resolvedAt)))
         .returning(),
     ],
-    ([, rows]) => (rows.length > 0 ? [event.id] : []),
+    ([, , rows]) => (rows.length > 0 ? [event.id] : []),
   );
   const row = updated[0];
   const fresh = row ?? (await svc.db.query.alerts.findFirst({ where: eq(alerts.id, a.id) })) ?? a;

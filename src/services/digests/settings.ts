@@ -6,6 +6,8 @@ import { canonicalTimeZone } from "../../core/notify/digest-schedule";
 import { type DigestFrequency, DIGEST_FREQUENCIES, memberDigestPrefs, memberships, teamDigestSettings } from "../../db/schema";
 import { notFound, validationFailed, type FieldErrors } from "../../lib/errors";
 import type { Services } from "../../services";
+import { audit } from "../audit-when";
+import { commit } from "../commit";
 import { requireWrite, type ServiceContext } from "../context";
 
 export const DIGEST_DEFAULTS = { time_zone: "UTC", hour: 8, weekday: 1 } as const;
@@ -37,10 +39,18 @@ export async function setDigestSettings(
   if (!Number.isInteger(input.weekday) || input.weekday < 1 || input.weekday > 7) errors.weekday = ["must be 1 (Monday) to 7 (Sunday)"];
   if (!zone || Object.keys(errors).length > 0) throw validationFailed(errors, "The digest settings are invalid.");
   const values = { timeZone: zone, hour: input.hour, weekday: input.weekday, updatedAt: svc.clock.now() };
-  await svc.db
-    .insert(teamDigestSettings)
-    .values({ teamId: ctx.teamId, ...values })
-    .onConflictDoUpdate({ target: teamDigestSettings.teamId, set: values });
+  const days = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
+  await commit(svc, [
+    svc.db
+      .insert(teamDigestSettings)
+      .values({ teamId: ctx.teamId, ...values })
+      .onConflictDoUpdate({ target: teamDigestSettings.teamId, set: values }),
+    audit(svc, ctx, {
+      verb: "digest_settings.update",
+      target: { type: "team", id: ctx.teamId },
+      summary: `digests at ${String(input.hour).padStart(2, "0")}:00 ${zone}, weekly ones on ${days[input.weekday - 1]}`,
+    }),
+  ]);
   return { time_zone: zone, hour: input.hour, weekday: input.weekday };
 }
 

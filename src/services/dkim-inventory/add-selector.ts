@@ -1,12 +1,14 @@
 // POST /domains/{domain}/dkim/selectors: adds a manual selector (pending) and looks it up at once
 // with the same transition rules as a check (events, DKIM alert). I/O: D1, one DNS TXT query, fan-out nudge.
+import { sql } from "drizzle-orm";
 import { checkSelector, isValidSelector } from "../../core/dkim";
 import { dkimSelectors } from "../../db/schema";
 import { validationFailed } from "../../lib/errors";
 import type { Services } from "../../services";
 import { openAlertKeys, upsertAlerts } from "../alerts/raise";
 import { getDomainInTeam } from "../domains/get-domain";
-import { commitAll } from "../commit";
+import { auditWhen } from "../audit-when";
+import { commit, commitAll } from "../commit";
 import { buildEvent } from "../events/emit";
 import { selectorView, type SelectorView } from "./present";
 import { findSelector, keyHistory } from "./queries";
@@ -35,11 +37,24 @@ export async function addDkimSelector(svc: Services, ctx: ServiceContext, domain
 
   const now = svc.clock.now();
   // The insert alone decides 201 vs 200, so two concurrent adds never both report "added".
-  const inserted = await svc.db
-    .insert(dkimSelectors)
-    .values({ domainId: domain.id, selector, source: "manual", status: "pending", health: "warning" })
-    .onConflictDoNothing()
-    .returning({ id: dkimSelectors.id });
+  // Its audit entry in the same batch, written only when the insert added the row (a repeat adds nothing).
+  const [inserted] = await commit(svc, [
+    svc.db
+      .insert(dkimSelectors)
+      .values({ domainId: domain.id, selector, source: "manual", status: "pending", health: "warning" })
+      .onConflictDoNothing()
+      .returning({ id: dkimSelectors.id }),
+    auditWhen(
+      svc,
+      ctx,
+      {
+        verb: "dkim_selector.add",
+        target: { type: "dkim_selector", id: `${selector}._domainkey.${domain.name}` },
+        summary: `selector ${selector} added to ${domain.name}`,
+      },
+      { when: sql`changes() > 0` },
+    ),
+  ]);
   if (inserted.length === 0) return { created: false, selector: await view() };
 
   const row = await findSelector(svc.db, domain.id, selector);

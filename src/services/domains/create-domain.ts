@@ -7,6 +7,7 @@ import { randomBase62 } from "../../lib/crypto";
 import { conflict, notFound, validationFailed } from "../../lib/errors";
 import type { Services } from "../../services";
 import { buildConditionalEvent } from "../alerts/conditional-event";
+import { auditWhen } from "../audit-when";
 import { commit } from "../commit";
 import type { DomainRow } from "./get-domain";
 import { type ServiceContext, requireWrite } from "../context";
@@ -70,7 +71,14 @@ export async function createDomain(svc: Services, ctx: ServiceContext, input: Cr
   });
   let row: DomainRow | undefined;
   try {
-    const [inserted] = await commit(svc, [insert, event.statement], ([rows]) => (rows.length > 0 ? [event.id] : []));
+    // The entry right after the insert, written only when it inserted (the allowance may have refused it).
+    const entry = auditWhen(
+      svc,
+      ctx,
+      { verb: "domain.create", target: { type: "domain", id: name.value }, summary: `added ${name.value}${values.client ? ` (client ${values.client})` : ""}` },
+      { when: sql`changes() > 0` },
+    );
+    const [inserted] = await commit(svc, [insert, entry, event.statement], ([rows]) => (rows.length > 0 ? [event.id] : []));
     row = inserted[0];
   } catch (e) {
     if (isUniqueViolation(e)) throw conflict(`${name.value} is already in this team.`);

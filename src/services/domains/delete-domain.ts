@@ -4,6 +4,7 @@
 import { and, eq } from "drizzle-orm";
 import { domains } from "../../db/schema";
 import type { Services } from "../../services";
+import { audit } from "../audit-when";
 import { commit } from "../commit";
 import { buildEvent } from "../events/emit";
 import { getDomainInTeam } from "./get-domain";
@@ -18,7 +19,19 @@ export async function deleteDomain(svc: Services, ctx: ServiceContext, domainId:
   const now = svc.clock.now();
   // events.domain_id has no foreign key, so the event outlives the row it describes.
   const event = buildEvent(svc.db, { type: "domain.deleted", teamId, domain: domainRef(domain), data: {} }, now);
-  await commit(svc, [event.statement, svc.db.delete(domains).where(and(eq(domains.id, domain.id), eq(domains.teamId, teamId)))], [event.id]);
+  await commit(
+    svc,
+    [
+      event.statement,
+      audit(svc, ctx, {
+        verb: "domain.delete",
+        target: { type: "domain", id: domain.name },
+        summary: `deleted ${domain.name} and its reports, checks and alerts`,
+      }),
+      svc.db.delete(domains).where(and(eq(domains.id, domain.id), eq(domains.teamId, teamId))),
+    ],
+    [event.id],
+  );
   // After the D1 delete committed: the id is never reused, so nothing can reach the object again; a
   // failure here leaves data no view can reach, never a domain without its reports.
   await domainStore(svc, domain).destroy();

@@ -10,7 +10,9 @@ import type { Services } from "../../services";
 import { openAlertKeys, upsertAlerts } from "../alerts/raise";
 import { buildConditionalEvent } from "../alerts/conditional-event";
 import { mapBounded } from "../webhooks/fairness";
+import { auditWhen } from "../audit-when";
 import { commitAll } from "../commit";
+import { systemContext } from "../context";
 import { domainRef, verificationRecord } from "./views";
 
 export const OWNERSHIP_RECHECK_MS = DAY_MS;
@@ -95,10 +97,22 @@ async function unverify(svc: Services, d: typeof domains.$inferSelect, since: Da
     now,
     await openAlertKeys(db, d.teamId, d.id),
   );
+  // The service's own entry, guarded like the event: a second run or a concurrent verify records nothing.
+  const entry = auditWhen(
+    svc,
+    systemContext(d.teamId),
+    {
+      verb: "domain.unverify",
+      target: { type: "domain", id: d.name },
+      summary: `ownership of ${d.name} no longer verified: TXT at ${record.host} missing since ${since.toISOString().slice(0, 10)}`,
+    },
+    { when: sql`EXISTS (SELECT 1 FROM domains WHERE id = ${d.id} AND verified = 1)` },
+  );
   await commitAll(
     svc,
     [
       event.statement,
+      entry,
       db
         .update(domains)
         .set({ verified: false, verifiedAt: null, nextCheckAt: null, pendingCheckId: null, ownershipCheckedAt: now, ownershipMissingSince: since })

@@ -6,6 +6,8 @@ import { PLAN_LIMITS } from "../../lib/plans";
 import { HOUR_MS } from "../../lib/time";
 import type { CheckMessage } from "../messages";
 import type { Services } from "../../services";
+import { batchable } from "../audit-when";
+import { commit, type Statement } from "../commit";
 
 /** A claimed domain's next_check_at moves this far ahead; the consumer then sets the real next time. */
 export const CHECK_LEASE_MS = 10 * 60_000;
@@ -60,15 +62,27 @@ export async function claimDueDomains(svc: Services, now: Date, limit: number): 
  * Reserves a check of one domain: a new id when none is pending (or the pending one outlived its
  * lease), else the pending one. `created` says whether the caller must enqueue it.
  */
-export async function reserveCheck(svc: Services, domainId: number, now: Date): Promise<{ checkId: string; created: boolean }> {
+export async function reserveCheck(
+  svc: Services,
+  domainId: number,
+  now: Date,
+  /** Statements for the same batch, after the reservation (e.g. its audit entry, guarded on the fresh id). */
+  after: (fresh: string) => Statement[] = () => [],
+): Promise<{ checkId: string; created: boolean }> {
   const t = now.getTime();
   const fresh = newCheckId();
-  const rows = await svc.db.all<{ pending_check_id: string; pending_check_at: number }>(sql`
+  const [rows] = await commit(svc, [
+    batchable(
+      svc,
+      svc.db.all<{ pending_check_id: string; pending_check_at: number }>(sql`
     UPDATE domains SET
       pending_check_id = CASE WHEN pending_check_id IS NULL OR pending_check_at <= ${t - CHECK_LEASE_MS} THEN ${fresh} ELSE pending_check_id END,
       pending_check_at = CASE WHEN pending_check_id IS NULL OR pending_check_at <= ${t - CHECK_LEASE_MS} THEN ${t} ELSE pending_check_at END
     WHERE id = ${domainId}
-    RETURNING pending_check_id, pending_check_at`);
+    RETURNING pending_check_id, pending_check_at`),
+    ),
+    ...after(fresh),
+  ]);
   const row = rows[0];
   if (!row) throw new Error(`domain ${domainId} vanished while reserving a check`);
   return { checkId: row.pending_check_id, created: row.pending_check_id === fresh };

@@ -5,6 +5,7 @@ import { dependencyUnavailable } from "../../lib/errors";
 import type { Services } from "../../services";
 import { buildConditionalEvent } from "../alerts/conditional-event";
 import { CHECK_LEASE_MS, enqueueChecks, newCheckId } from "./schedule";
+import { auditWhen } from "../audit-when";
 import { commit } from "../commit";
 import { type DomainRow, getDomainInTeam } from "./get-domain";
 import { domainRef, verificationRecord } from "./views";
@@ -49,10 +50,18 @@ export async function verifyDomain(svc: Services, ctx: ServiceContext, domainId:
     now,
     { where: sql`EXISTS (SELECT 1 FROM domains WHERE id = ${domain.id} AND verified = 0)` },
   );
-  const [, updated] = await commit(
+  // Both guarded like the update below: of two concurrent verifies only the one that changes the row is recorded.
+  const entry = auditWhen(
+    svc,
+    ctx,
+    { verb: "domain.verify", target: { type: "domain", id: domain.name }, summary: `ownership of ${domain.name} verified (TXT at ${expected.host})` },
+    { when: sql`EXISTS (SELECT 1 FROM domains WHERE id = ${domain.id} AND verified = 0)` },
+  );
+  const [, , updated] = await commit(
     svc,
     [
       event.statement,
+      entry,
       svc.db
         .update(domains)
         .set({
@@ -67,7 +76,7 @@ export async function verifyDomain(svc: Services, ctx: ServiceContext, domainId:
         .where(and(eq(domains.id, domain.id), eq(domains.teamId, teamId), eq(domains.verified, false)))
         .returning(),
     ],
-    ([, rows]) => (rows.length > 0 ? [event.id] : []),
+    ([, , rows]) => (rows.length > 0 ? [event.id] : []),
   );
   const row = updated[0];
   if (row) {

@@ -9,7 +9,9 @@ import { PLAN_LIMITS } from "../../lib/plans";
 import { escapeHtml } from "../../core/notify/render-text";
 import type { Services } from "../../services";
 import { normalizeEmail } from "../accounts/links";
-import { type ServiceContext, requireWrite } from "../context";
+import { audit, auditWhen, batchable, urlForAudit } from "../audit-when";
+import { commit } from "../commit";
+import { type ServiceContext, requireWrite, systemContext } from "../context";
 import { assertTargetAllowed } from "../webhooks/target";
 import { type ChannelRow, type ChannelView, channelView } from "./channel-views";
 import { workOrigin } from "./links";
@@ -84,12 +86,28 @@ export async function createChannel(svc: Services, ctx: ServiceContext, plan: Pl
     throw new ApiError(503, "dependency_unavailable", "Confirmation links cannot be made: set SITE_URL (docs/decisions.md D148).");
   const now = svc.clock.now();
   // One statement checks the allowance and inserts; a channel with a secret starts disabled until it is sealed.
-  const inserted = await svc.db.all<{ id: number }>(sql`
+  // Its audit entry right after, written only when the insert passed the allowance, naming the new row's id.
+  const [inserted] = await commit(svc, [
+    batchable(
+      svc,
+      svc.db.all<{ id: number }>(sql`
     INSERT INTO notification_channels (team_id, kind, name, email_mode, address, target_enc, enabled, failure_count, created_at)
     SELECT ${teamId}, ${input.kind}, ${name}, ${email?.mode ?? null}, ${email?.address ?? null},
            ${target === null ? null : UNSEALED}, ${target === null ? 1 : 0}, 0, ${now.getTime()}
     WHERE (SELECT COUNT(*) FROM notification_channels WHERE team_id = ${teamId}) < ${limit}
-    RETURNING id`);
+    RETURNING id`),
+    ),
+    auditWhen(
+      svc,
+      ctx,
+      {
+        verb: "notification_channel.create",
+        target: { type: "notification_channel", id: 0 },
+        summary: `${input.kind} channel "${name}"${channelDestination(input.kind, email, target)}; ${rules.length} rule${rules.length === 1 ? "" : "s"}`,
+      },
+      { when: sql`changes() > 0`, targetId: sql`last_insert_rowid()` },
+    ),
+  ]);
   const id = inserted[0]?.id;
   if (id === undefined) throw allowanceReached(limit);
   try {
@@ -102,11 +120,21 @@ export async function createChannel(svc: Services, ctx: ServiceContext, plan: Pl
     }
     for (const r of rules) await insertRule(svc, teamId, id, r);
   } catch (error) {
-    await svc.db.delete(notificationChannels).where(eq(notificationChannels.id, id));
+    await commit(svc, [
+      audit(svc, ctx, { verb: "notification_channel.delete", target: { type: "notification_channel", id }, summary: `"${name}" removed: its setup failed` }),
+      svc.db.delete(notificationChannels).where(eq(notificationChannels.id, id)),
+    ]);
     throw error;
   }
   if (email?.mode === "address") await sendConfirmation(svc, teamId, id);
   return getChannel(svc, ctx, id);
+}
+
+/** Where a channel sends, as an audit summary may show it (never a routing key, a webhook URL's path only as "…"). */
+function channelDestination(kind: ChannelKind, email: { mode: "members" | "address"; address: string | null } | null, target: string | null): string {
+  if (kind === "email") return email?.mode === "address" ? ` to ${email.address}` : " to the members who opt in";
+  if (kind === "pagerduty") return " to a PagerDuty integration";
+  return target === null ? "" : ` to ${urlForAudit(target)}`;
 }
 
 function emailSetup(input: CreateChannelInput): { mode: "members" | "address"; address: string | null } {
@@ -193,20 +221,47 @@ export async function updateChannel(svc: Services, ctx: ServiceContext, channelI
   } else if (input.enabled === false && row.enabled) {
     Object.assign(set, { enabled: false, disabledAt: svc.clock.now(), disabledReason: "disabled by a member" });
   }
-  if (Object.keys(set).length > 0)
-    await svc.db
-      .update(notificationChannels)
-      .set(set)
-      .where(and(eq(notificationChannels.id, row.id), eq(notificationChannels.teamId, ctx.teamId)));
+  if (Object.keys(set).length > 0) {
+    const where = and(eq(notificationChannels.id, row.id), eq(notificationChannels.teamId, ctx.teamId));
+    const changed = [
+      set.name !== undefined && set.name !== row.name ? `name "${row.name}" -> "${set.name}"` : null,
+      set.targetEnc !== undefined ? (row.kind === "pagerduty" ? "routing key replaced" : `url -> ${urlForAudit(input.url ?? "")}`) : null,
+      set.enabled === true ? "enabled" : set.enabled === false ? "disabled" : null,
+    ].filter((x) => x !== null);
+    await commit(svc, [
+      auditWhen(
+        svc,
+        ctx,
+        {
+          verb: "notification_channel.update",
+          target: { type: "notification_channel", id: row.id },
+          summary: `"${row.name}": ${changed.join("; ") || "saved unchanged"}`,
+        },
+        { when: sql`EXISTS (SELECT 1 FROM notification_channels WHERE ${where})` },
+      ),
+      svc.db.update(notificationChannels).set(set).where(where),
+    ]);
+  }
   return getChannel(svc, ctx, row.id);
 }
 
 export async function deleteChannel(svc: Services, ctx: ServiceContext, channelId: number): Promise<void> {
   requireWrite(ctx);
-  const gone = await svc.db
-    .delete(notificationChannels)
-    .where(and(eq(notificationChannels.id, channelId), eq(notificationChannels.teamId, ctx.teamId)))
-    .returning({ id: notificationChannels.id });
+  const row = await channelRowInTeam(svc, ctx.teamId, channelId);
+  const where = and(eq(notificationChannels.id, channelId), eq(notificationChannels.teamId, ctx.teamId));
+  const [, gone] = await commit(svc, [
+    auditWhen(
+      svc,
+      ctx,
+      {
+        verb: "notification_channel.delete",
+        target: { type: "notification_channel", id: channelId },
+        summary: `${row.kind} channel "${row.name}" deleted with its rules`,
+      },
+      { when: sql`EXISTS (SELECT 1 FROM notification_channels WHERE ${where})` },
+    ),
+    svc.db.delete(notificationChannels).where(where).returning({ id: notificationChannels.id }),
+  ]);
   if (gone.length === 0) throw notFound("Channel");
 }
 
@@ -241,11 +296,27 @@ export async function sendConfirmation(svc: Services, teamId: number, channelId:
 export async function confirmChannelAddress(svc: Services, token: string): Promise<{ channel: string; address: string }> {
   if (!/^[A-Za-z0-9]{40}$/.test(token)) throw new ApiError(404, "not_found", "This confirmation link is not valid.");
   const now = svc.clock.now();
-  const [row] = await svc.db
-    .update(notificationChannels)
-    .set({ confirmedAt: now, confirmTokenHash: null, confirmExpiresAt: null })
-    .where(and(eq(notificationChannels.confirmTokenHash, await sha256Hex(token)), gt(notificationChannels.confirmExpiresAt, now)))
-    .returning();
+  const usable = and(eq(notificationChannels.confirmTokenHash, await sha256Hex(token)), gt(notificationChannels.confirmExpiresAt, now));
+  const found = await svc.db.query.notificationChannels.findFirst({ where: usable, columns: { id: true, teamId: true, name: true, address: true } });
+  // The recipient acts by the mailed link, not as a member: the entry names them (D241).
+  const byRecipient = { ...systemContext(found?.teamId ?? 0), origin: { face: "system" as const, label: `the recipient ${found?.address ?? ""}`.trim() } };
+  const [row] = found
+    ? (
+        await commit(svc, [
+          auditWhen(
+            svc,
+            byRecipient,
+            {
+              verb: "notification_channel.confirm",
+              target: { type: "notification_channel", id: found.id },
+              summary: `${found.address} confirmed alerts of "${found.name}"`,
+            },
+            { when: sql`EXISTS (SELECT 1 FROM notification_channels WHERE ${usable})` },
+          ),
+          svc.db.update(notificationChannels).set({ confirmedAt: now, confirmTokenHash: null, confirmExpiresAt: null }).where(usable).returning(),
+        ])
+      )[1]
+    : [];
   if (!row) throw new ApiError(410, "not_found", "This confirmation link has expired or was already used; ask the team to send a new one.");
   return { channel: row.name, address: row.address ?? "" };
 }

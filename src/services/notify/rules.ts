@@ -8,6 +8,8 @@ import { domains, notificationRules } from "../../db/schema";
 import { conflict, notFound, validationFailed } from "../../lib/errors";
 import type { Services } from "../../services";
 import { ALERT_KINDS } from "../alerts/types";
+import { auditWhen, batchable } from "../audit-when";
+import { commit, type Statement } from "../commit";
 import { type ServiceContext, requireWrite } from "../context";
 import { type RuleRow, type RuleView, ruleView } from "./channel-views";
 
@@ -70,16 +72,29 @@ export async function rulesOfChannel(svc: Services, teamId: number, channelId: n
 }
 
 /** Adds a rule to a channel of the team (the caller checked the channel is the team's). */
-export async function insertRule(svc: Services, teamId: number, channelId: number, input: RuleInput): Promise<RuleRow> {
+export async function insertRule(
+  svc: Services,
+  teamId: number,
+  channelId: number,
+  input: RuleInput,
+  /** Statements for the insert's own batch, right after it (e.g. its audit entry, guarded on `changes() > 0`). */
+  after: (rule: ReturnType<typeof describeRule>) => Statement[] = () => [],
+): Promise<RuleRow> {
   const r = await normalizeRule(svc, teamId, input);
   const now = svc.clock.now();
   // One statement checks the per-channel allowance and inserts, so two concurrent adds cannot both pass it.
-  const rows = await svc.db.all<{ id: number }>(sql`
+  const [rows] = await commit(svc, [
+    batchable(
+      svc,
+      svc.db.all<{ id: number }>(sql`
     INSERT INTO notification_rules (team_id, channel_id, kinds, min_severity, domain_ids, cooldown_minutes, created_at)
     SELECT ${teamId}, ${channelId}, ${r.kinds === null ? null : JSON.stringify(r.kinds)}, ${r.minSeverity},
            ${r.domainIds === null ? null : JSON.stringify(r.domainIds)}, ${r.cooldownMinutes}, ${now.getTime()}
     WHERE (SELECT COUNT(*) FROM notification_rules WHERE channel_id = ${channelId}) < ${RULES_PER_CHANNEL}
-    RETURNING id`);
+    RETURNING id`),
+    ),
+    ...after(describeRule(r)),
+  ]);
   const id = rows[0]?.id;
   if (id === undefined) throw conflict(`A channel holds at most ${RULES_PER_CHANNEL} rules; delete one first.`);
   const row = await svc.db.query.notificationRules.findFirst({ where: eq(notificationRules.id, id) });
@@ -87,18 +102,45 @@ export async function insertRule(svc: Services, teamId: number, channelId: numbe
   return row;
 }
 
+/** A rule in words, for audit summaries. */
+export function describeRule(r: { kinds: string[] | null; minSeverity: string; domainIds: number[] | null; cooldownMinutes: number }): string {
+  const kinds = r.kinds === null ? "every kind" : r.kinds.join(", ");
+  const where = r.domainIds === null ? "every domain" : `domains ${r.domainIds.join(", ")}`;
+  return `${kinds} from ${r.minSeverity} up on ${where}, cooldown ${r.cooldownMinutes} min`;
+}
+
 export async function addRule(svc: Services, ctx: ServiceContext, channelId: number, input: RuleInput): Promise<RuleView> {
   requireWrite(ctx);
   await assertChannelInTeam(svc, ctx.teamId, channelId);
-  return ruleView(await insertRule(svc, ctx.teamId, channelId, input));
+  const row = await insertRule(svc, ctx.teamId, channelId, input, (words) => [
+    auditWhen(
+      svc,
+      ctx,
+      { verb: "notification_rule.create", target: { type: "notification_rule", id: 0 }, summary: `rule on channel ${channelId}: ${words}` },
+      { when: sql`changes() > 0`, targetId: sql`last_insert_rowid()` },
+    ),
+  ]);
+  return ruleView(row);
 }
 
 export async function deleteRule(svc: Services, ctx: ServiceContext, channelId: number, ruleId: number): Promise<void> {
   requireWrite(ctx);
-  const gone = await svc.db
-    .delete(notificationRules)
-    .where(and(eq(notificationRules.id, ruleId), eq(notificationRules.channelId, channelId), eq(notificationRules.teamId, ctx.teamId)))
-    .returning({ id: notificationRules.id });
+  const where = and(eq(notificationRules.id, ruleId), eq(notificationRules.channelId, channelId), eq(notificationRules.teamId, ctx.teamId));
+  const rule = await svc.db.query.notificationRules.findFirst({ where });
+  if (!rule) throw notFound("Rule");
+  const [, gone] = await commit(svc, [
+    auditWhen(
+      svc,
+      ctx,
+      {
+        verb: "notification_rule.delete",
+        target: { type: "notification_rule", id: ruleId },
+        summary: `rule on channel ${channelId} deleted: ${describeRule(rule)}`,
+      },
+      { when: sql`EXISTS (SELECT 1 FROM notification_rules WHERE ${where})` },
+    ),
+    svc.db.delete(notificationRules).where(where).returning({ id: notificationRules.id }),
+  ]);
   if (gone.length === 0) throw notFound("Rule");
 }
 

@@ -20,6 +20,9 @@ import {
   users,
 } from "../../db/schema";
 import type { Services } from "../../services";
+import { auditWhen } from "../audit-when";
+import { commit } from "../commit";
+import { systemContext } from "../context";
 import { notifyOwner } from "../notifications/notify-owner";
 import { DISABLE_AFTER_FAILURES } from "../webhooks/outcome";
 import { checkTarget } from "../webhooks/target";
@@ -303,17 +306,32 @@ async function moveStreak(svc: Services, channel: ChannelRow, change: "success" 
     return;
   }
   const reason = change === "gone" ? "gone" : "consecutive_failures";
-  const [after] = await svc.db
-    .update(notificationChannels)
-    .set({
-      failureCount: sql`${notificationChannels.failureCount} + 1`,
-      lastFailureAt: now,
-      enabled: sql`CASE WHEN ${change === "gone"} OR failure_count + 1 >= ${DISABLE_AFTER_FAILURES} THEN 0 ELSE enabled END`,
-      disabledAt: sql`CASE WHEN enabled = 1 AND (${change === "gone"} OR failure_count + 1 >= ${DISABLE_AFTER_FAILURES}) THEN ${now.getTime()} ELSE disabled_at END`,
-      disabledReason: sql`CASE WHEN enabled = 1 AND (${change === "gone"} OR failure_count + 1 >= ${DISABLE_AFTER_FAILURES}) THEN ${reason} ELSE disabled_reason END`,
-    })
-    .where(eq(notificationChannels.id, channel.id))
-    .returning({ enabled: notificationChannels.enabled });
+  const disables = sql`enabled = 1 AND (${change === "gone"} OR failure_count + 1 >= ${DISABLE_AFTER_FAILURES})`;
+  // The service's entry, before the update and on the same condition: only the failure that disables an enabled channel is recorded.
+  const entry = auditWhen(
+    svc,
+    systemContext(channel.teamId),
+    {
+      verb: "notification_channel.disable",
+      target: { type: "notification_channel", id: channel.id },
+      summary: `${channel.kind} channel "${channel.name}" disabled by the service: ${change === "gone" ? "the receiver answered 410 Gone" : `${DISABLE_AFTER_FAILURES} failed messages in a row`}`,
+    },
+    { when: sql`EXISTS (SELECT 1 FROM notification_channels WHERE id = ${channel.id} AND ${disables})` },
+  );
+  const [, [after]] = await commit(svc, [
+    entry,
+    svc.db
+      .update(notificationChannels)
+      .set({
+        failureCount: sql`${notificationChannels.failureCount} + 1`,
+        lastFailureAt: now,
+        enabled: sql`CASE WHEN ${change === "gone"} OR failure_count + 1 >= ${DISABLE_AFTER_FAILURES} THEN 0 ELSE enabled END`,
+        disabledAt: sql`CASE WHEN enabled = 1 AND (${change === "gone"} OR failure_count + 1 >= ${DISABLE_AFTER_FAILURES}) THEN ${now.getTime()} ELSE disabled_at END`,
+        disabledReason: sql`CASE WHEN enabled = 1 AND (${change === "gone"} OR failure_count + 1 >= ${DISABLE_AFTER_FAILURES}) THEN ${reason} ELSE disabled_reason END`,
+      })
+      .where(eq(notificationChannels.id, channel.id))
+      .returning({ enabled: notificationChannels.enabled }),
+  ]);
   if (channel.enabled && after?.enabled === false) {
     try {
       await notifyOwner(svc, {

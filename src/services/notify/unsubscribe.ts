@@ -3,12 +3,15 @@
 // so no row is stored per link and a link cannot be forged or turned onto another member, channel or
 // team. Links do not expire: a mail read months later must still stop the mail (docs/decisions.md D187).
 // Does I/O (D1).
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { base64ToBytes, utf8 } from "../../core/webhooks/encoding";
 import { type DigestFrequency, DIGEST_FREQUENCIES, memberDigestPrefs, memberships, notificationChannels, channelSubscribers, teams } from "../../db/schema";
 import { sha256Hex, timingSafeEqual } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import type { Services } from "../../services";
+import { auditWhen } from "../audit-when";
+import { commit } from "../commit";
+import { systemContext } from "../context";
 import { workOrigin } from "./links";
 
 export type UnsubscribeTarget =
@@ -222,10 +225,22 @@ export async function applyUnsubscribe(svc: Services, token: string): Promise<{ 
   }
   // An address channel mails one outside address: unsubscribing that address disables the channel.
   if (channel.enabled) {
-    await svc.db
-      .update(notificationChannels)
-      .set({ enabled: false, disabledReason: "unsubscribed by the recipient", disabledAt: now })
-      .where(and(eq(notificationChannels.id, channel.id), eq(notificationChannels.teamId, p.teamId)));
+    const where = and(eq(notificationChannels.id, channel.id), eq(notificationChannels.teamId, p.teamId));
+    // The recipient acts by the signed link, not as a member: the entry names them (D241); only the click that disables is recorded.
+    const byRecipient = { ...systemContext(p.teamId), origin: { face: "system" as const, label: `the recipient ${channel.address ?? ""}`.trim() } };
+    await commit(svc, [
+      auditWhen(
+        svc,
+        byRecipient,
+        {
+          verb: "notification_channel.disable",
+          target: { type: "notification_channel", id: channel.id },
+          summary: `email channel "${channel.name}" disabled: ${channel.address ?? "its address"} unsubscribed (RFC 8058 one-click)`,
+        },
+        { when: sql`EXISTS (SELECT 1 FROM notification_channels WHERE ${where} AND enabled = 1)` },
+      ),
+      svc.db.update(notificationChannels).set({ enabled: false, disabledReason: "unsubscribed by the recipient", disabledAt: now }).where(where),
+    ]);
   }
   return { done: `This address will get no more alert mail from "${channel.name}".` };
 }

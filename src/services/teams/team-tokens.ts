@@ -46,7 +46,7 @@ export async function createTeamToken(svc: Services, ctx: ServiceContext, input:
     throw new ApiError(422, "validation_failed", "Give the token a name of 1 to 100 characters.", { name: ["1 to 100 characters."] });
   // A team's own tokens are made by a member in the dashboard, whom the token names (D151); no other face makes them.
   if (ctx.actor.kind !== "session") throw forbidden("API tokens are made by a member in the dashboard.");
-  return issueToken(svc, ctx.teamId, input.scope, name, { memberId: Number(ctx.actor.id) });
+  return issueToken(svc, ctx.teamId, input.scope, name, { memberId: Number(ctx.actor.id) }, ctx);
 }
 
 /** Revocation takes effect at once; another team's token id is a 404 and nothing changes. */
@@ -54,5 +54,5 @@ export async function revokeTeamToken(svc: Services, ctx: ServiceContext, tokenI
   requireWrite(ctx);
   const mine = await svc.db.query.tokens.findFirst({ where: and(eq(tokens.id, tokenId), eq(tokens.teamId, ctx.teamId)), columns: { id: true } });
   if (!mine) throw notFound("Token");
-  await revokeToken(svc, tokenId);
+  await revokeToken(svc, tokenId, () => ctx);
 }

@@ -1,9 +1,12 @@
 // Team API tokens: random, shown once, stored only as SHA-256; verified ones cached per isolate (docs/decisions.md D51). Does I/O (D1).
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { notFound } from "../../lib/errors";
 import { randomBase62, sha256Hex } from "../../lib/crypto";
 import { type Plan, type TokenScope, teams, tokens } from "../../db/schema";
 import type { Services } from "../../services";
+import { auditWhen } from "../audit-when";
+import { commit } from "../commit";
+import type { ServiceContext } from "../context";
 
 export const TOKEN_PREFIX = "eam_";
 const TOKEN_PATTERN = /^eam_[0-9A-Za-z]{40}$/;
@@ -22,40 +25,65 @@ export interface IssuedToken {
 /** Who makes a token (docs/decisions.md D151): a member in the dashboard, or the operator through the admin API. */
 export type TokenMaker = { memberId: number } | "operator";
 
-export async function issueToken(svc: Services, teamId: number, scope: TokenScope, name: string, maker: TokenMaker): Promise<IssuedToken> {
+/**
+ * `by` is who the audit log names (docs/audit.md "Verbs"): the member's context, or the operator's for the
+ * team (operatorContext of src/services/audit/origin.ts). The token and its entry are one batch.
+ */
+export async function issueToken(svc: Services, teamId: number, scope: TokenScope, name: string, maker: TokenMaker, by: ServiceContext): Promise<IssuedToken> {
   const team = await svc.db.query.teams.findFirst({ where: eq(teams.id, teamId), columns: { id: true } });
   if (!team) throw notFound("Team");
   const token = `${TOKEN_PREFIX}${randomBase62(40)}`;
   const prefix = token.slice(0, 12);
   const now = svc.clock.now();
-  const [row] = await svc.db
-    .insert(tokens)
-    .values({
-      teamId,
-      scope,
-      name,
-      tokenHash: await sha256Hex(token),
-      prefix,
-      createdAt: now,
-      createdBy: maker === "operator" ? "operator" : "member",
-      createdByUserId: maker === "operator" ? null : maker.memberId,
-    })
-    .returning({ id: tokens.id });
+  const [[row]] = await commit(svc, [
+    svc.db
+      .insert(tokens)
+      .values({
+        teamId,
+        scope,
+        name,
+        tokenHash: await sha256Hex(token),
+        prefix,
+        createdAt: now,
+        createdBy: maker === "operator" ? "operator" : "member",
+        createdByUserId: maker === "operator" ? null : maker.memberId,
+      })
+      .returning({ id: tokens.id }),
+    auditWhen(
+      svc,
+      { ...by, teamId },
+      { verb: "token.create", target: { type: "token", id: 0 }, summary: `token "${name}" (${prefix}…), ${scope}` },
+      { targetId: sql`last_insert_rowid()` },
+    ),
+  ]);
   if (!row) throw new Error("token insert returned no row");
   return { id: row.id, token, prefix, scope, name, created_at: now.toISOString() };
 }
 
-export async function revokeToken(svc: Services, tokenId: number): Promise<void> {
-  const rows = await svc.db
-    .update(tokens)
-    .set({ revokedAt: svc.clock.now() })
-    .where(and(eq(tokens.id, tokenId), isNull(tokens.revokedAt)))
-    .returning({ id: tokens.id });
-  forgetVerifiedTokens({ tokenId });
-  if (rows.length === 0) {
-    const exists = await svc.db.query.tokens.findFirst({ where: eq(tokens.id, tokenId), columns: { id: true } });
-    if (!exists) throw notFound("Token");
+/**
+ * Revokes a token (idempotent: an already revoked one changes nothing and records nothing). `by` names the
+ * actor for the audit log from the token's team: the member's context, or the operator's.
+ */
+export async function revokeToken(svc: Services, tokenId: number, by: (teamId: number) => ServiceContext): Promise<void> {
+  const found = await svc.db.query.tokens.findFirst({
+    where: eq(tokens.id, tokenId),
+    columns: { id: true, teamId: true, name: true, prefix: true, scope: true },
+  });
+  if (!found) {
+    forgetVerifiedTokens({ tokenId });
+    throw notFound("Token");
   }
+  const live = and(eq(tokens.id, tokenId), isNull(tokens.revokedAt));
+  await commit(svc, [
+    auditWhen(
+      svc,
+      { ...by(found.teamId), teamId: found.teamId },
+      { verb: "token.revoke", target: { type: "token", id: tokenId }, summary: `token "${found.name}" (${found.prefix}…), ${found.scope}, revoked` },
+      { when: sql`EXISTS (SELECT 1 FROM tokens WHERE ${live})` },
+    ),
+    svc.db.update(tokens).set({ revokedAt: svc.clock.now() }).where(live),
+  ]);
+  forgetVerifiedTokens({ tokenId });
 }
 
 export interface AuthenticatedToken {

@@ -6,6 +6,8 @@ import { type Plan, webhookEndpoints } from "../../db/schema";
 import { conflict } from "../../lib/errors";
 import { PLAN_LIMITS } from "../../lib/plans";
 import type { Services } from "../../services";
+import { auditWhen, urlForAudit } from "../audit-when";
+import { commit } from "../commit";
 import { getEndpointInTeam, normalizeDomainIds, normalizeEvents } from "./endpoints";
 import { sealSecret, secretKeyMissing } from "./secrets";
 import { assertTargetAllowed } from "./target";
@@ -42,10 +44,21 @@ export async function createEndpoint(svc: Services, ctx: ServiceContext, plan: P
   if (id === undefined) throw allowanceReached(limit);
   try {
     const sealed = await sealSecret(svc, secret, id);
-    await svc.db
-      .update(webhookEndpoints)
-      .set({ secretEnc: sealed, enabled: true })
-      .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.secretEnc, UNSEALED)));
+    // The endpoint becomes live with this update; its audit entry is written with it, on the same guard.
+    const live = and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.secretEnc, UNSEALED));
+    await commit(svc, [
+      auditWhen(
+        svc,
+        ctx,
+        {
+          verb: "webhook_endpoint.create",
+          target: { type: "webhook_endpoint", id },
+          summary: `endpoint ${urlForAudit(url)} events: ${events.join(", ")}${domainIds === null ? "" : `; domains ${domainIds.join(", ")}`}`,
+        },
+        { when: sql`EXISTS (SELECT 1 FROM webhook_endpoints WHERE ${live})` },
+      ),
+      svc.db.update(webhookEndpoints).set({ secretEnc: sealed, enabled: true }).where(live),
+    ]);
   } catch (error) {
     await svc.db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
     throw error;

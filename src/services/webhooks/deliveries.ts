@@ -5,6 +5,8 @@
 import { conflict, notFound } from "../../lib/errors";
 import { type PaginationQuery, pageOffset } from "../../lib/pagination";
 import type { Services } from "../../services";
+import { audit, urlForAudit } from "../audit-when";
+import { commit } from "../commit";
 import { deliverOne, parsePayload } from "./deliver";
 import { getEndpointInTeam } from "./endpoints";
 import { teamLog } from "./team-log";
@@ -48,6 +50,14 @@ export async function redeliver(svc: Services, ctx: ServiceContext, endpointId: 
   if (reset === null) throw notFound("Delivery");
   // Not while an attempt is in flight (a consumer holds the lease): that would send it twice at once.
   if (reset.busy) throw conflict("An attempt of this delivery is in flight; redeliver once it has finished.");
+  // The delivery lives in the team's webhook log, not in D1: the entry follows the reset (docs/decisions.md D239).
+  await commit(svc, [
+    audit(svc, ctx, {
+      verb: "webhook_delivery.redeliver",
+      target: { type: "webhook_delivery", id: deliveryId },
+      summary: `delivery ${deliveryId} (${reset.row.eventType}) sent again to ${urlForAudit(endpoint.url)}`,
+    }),
+  ]);
   const after = await deliverOne(svc, { teamId: endpoint.teamId, endpointId: endpoint.id, deliveryId }, { manual: true, endpoint });
   return deliveryView(after ?? reset.row);
 }

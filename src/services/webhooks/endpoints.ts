@@ -1,6 +1,6 @@
 // Reading and deleting a team's webhook endpoints; the event/domain subscription rules shared by
 // create and update. Does I/O (D1; deleting also the team's webhook log).
-import { and, count, desc, eq, inArray } from "drizzle-orm";
+import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { domains, webhookEndpoints } from "../../db/schema";
 import { notFound, validationFailed } from "../../lib/errors";
 import type { PaginationQuery } from "../../lib/pagination";
@@ -9,6 +9,8 @@ import { PLAN_LIMITS } from "../../lib/plans";
 import type { Plan } from "../../db/schema";
 import type { Services } from "../../services";
 import { EVENT_TYPES } from "../events/emit";
+import { auditWhen, urlForAudit } from "../audit-when";
+import { commit } from "../commit";
 import { teamLog } from "./team-log";
 import { type EndpointRow, endpointView } from "./views";
 import { type ServiceContext, requireWrite } from "../context";
@@ -43,10 +45,21 @@ export async function listEndpoints(svc: Services, ctx: ServiceContext, plan: Pl
 export async function deleteEndpoint(svc: Services, ctx: ServiceContext, id: number): Promise<void> {
   requireWrite(ctx);
   const { teamId } = ctx;
-  const gone = await svc.db
-    .delete(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.teamId, teamId)))
-    .returning({ id: webhookEndpoints.id });
+  const where = and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.teamId, teamId));
+  const endpoint = await getEndpointInTeam(svc, teamId, id);
+  const [, gone] = await commit(svc, [
+    auditWhen(
+      svc,
+      ctx,
+      {
+        verb: "webhook_endpoint.delete",
+        target: { type: "webhook_endpoint", id },
+        summary: `endpoint ${urlForAudit(endpoint.url)} deleted with its delivery log`,
+      },
+      { when: sql`EXISTS (SELECT 1 FROM webhook_endpoints WHERE ${where})` },
+    ),
+    svc.db.delete(webhookEndpoints).where(where).returning({ id: webhookEndpoints.id }),
+  ]);
   if (gone.length === 0) throw notFound("Webhook endpoint");
   await teamLog(svc, { id: teamId }).deleteEndpoint(id);
 }

@@ -8,6 +8,9 @@ import type { StreakState } from "../../durable-objects/team-webhooks/types";
 import { DISABLE_AFTER_FAILURES } from "../../durable-objects/team-webhooks/streaks";
 import { webhookEndpoints } from "../../db/schema";
 import type { Services } from "../../services";
+import { auditWhen, urlForAudit } from "../audit-when";
+import { commit } from "../commit";
+import { systemContext } from "../context";
 import { notifyOwner } from "../notifications/notify-owner";
 import { enqueueDeliveries } from "./fanout";
 import { teamLog } from "./team-log";
@@ -76,27 +79,49 @@ export async function writeStreak(svc: Services, e: EndpointRow, s: StreakState)
   const at = s.lastFailureAt ?? svc.clock.now().getTime();
   const disabling = s.disable !== null;
   const where = and(eq(webhookEndpoints.id, e.id), lt(webhookEndpoints.statsSeq, s.seq));
-  const [before, after] = await svc.db.batch([
-    svc.db.select({ enabled: webhookEndpoints.enabled }).from(webhookEndpoints).where(where),
-    svc.db
-      .update(webhookEndpoints)
-      .set({
-        failureCount: s.failureCount,
-        lastSuccessAt: s.lastSuccessAt === null ? null : new Date(s.lastSuccessAt),
-        lastFailureAt: s.lastFailureAt === null ? null : new Date(s.lastFailureAt),
-        statsSeq: s.seq,
-        ...(disabling
-          ? {
-              enabled: false,
-              disabledAt: sql`CASE WHEN enabled = 1 THEN ${at} ELSE disabled_at END`,
-              disabledReason: sql`CASE WHEN enabled = 1 THEN ${s.disable} ELSE disabled_reason END`,
-            }
-          : {}),
-      })
-      .where(where)
-      .returning({ enabled: webhookEndpoints.enabled, disabledReason: webhookEndpoints.disabledReason }),
-  ]);
-  const justDisabled = before[0]?.enabled === true && after[0]?.enabled === false && after[0].disabledReason === "consecutive_failures";
+  const update = svc.db
+    .update(webhookEndpoints)
+    .set({
+      failureCount: s.failureCount,
+      lastSuccessAt: s.lastSuccessAt === null ? null : new Date(s.lastSuccessAt),
+      lastFailureAt: s.lastFailureAt === null ? null : new Date(s.lastFailureAt),
+      statsSeq: s.seq,
+      ...(disabling
+        ? {
+            enabled: false,
+            disabledAt: sql`CASE WHEN enabled = 1 THEN ${at} ELSE disabled_at END`,
+            disabledReason: sql`CASE WHEN enabled = 1 THEN ${s.disable} ELSE disabled_reason END`,
+          }
+        : {}),
+    })
+    .where(where)
+    .returning({ enabled: webhookEndpoints.enabled, disabledReason: webhookEndpoints.disabledReason });
+  const before = svc.db.select({ enabled: webhookEndpoints.enabled }).from(webhookEndpoints).where(where);
+  let wasEnabled: boolean;
+  let written: { enabled: boolean; disabledReason: string | null } | undefined;
+  if (disabling) {
+    // The service's entry when this write disables an enabled endpoint, guarded like the CASE above: a
+    // replayed or older outcome, or an endpoint already disabled, records nothing.
+    const reason = s.disable === "consecutive_failures" ? `${DISABLE_AFTER_FAILURES} failed deliveries in a row` : "the receiver answered 410 Gone";
+    const entry = auditWhen(
+      svc,
+      systemContext(e.teamId),
+      {
+        verb: "webhook_endpoint.disable",
+        target: { type: "webhook_endpoint", id: e.id },
+        summary: `endpoint ${urlForAudit(e.url)} disabled by the service: ${reason}`,
+      },
+      { when: sql`EXISTS (SELECT 1 FROM webhook_endpoints WHERE ${where} AND enabled = 1)` },
+    );
+    const [b, , a] = await commit(svc, [before, entry, update]);
+    wasEnabled = b[0]?.enabled === true;
+    written = a[0];
+  } else {
+    const [b, a] = await svc.db.batch([before, update]);
+    wasEnabled = b[0]?.enabled === true;
+    written = a[0];
+  }
+  const justDisabled = wasEnabled && written?.enabled === false && written.disabledReason === "consecutive_failures";
   if (justDisabled) await noticeDisabled(svc, e);
 }
 

@@ -1,6 +1,8 @@
 // POST /webhooks/{id}/test: a webhook.test event for this endpoint only, attempted at once.
 // Does I/O (D1, the team object, DNS, HTTP).
 import type { Services } from "../../services";
+import { audit, urlForAudit } from "../audit-when";
+import { commit } from "../commit";
 import { eventBody } from "../events/emit";
 import { deliverOne } from "./deliver";
 import { getEndpointInTeam } from "./endpoints";
@@ -29,6 +31,14 @@ export async function sendTest(svc: Services, ctx: ServiceContext, endpointId: n
     nowMs: now.getTime(),
     idFloor: await deliveryIdFloor(svc),
   });
+  // The delivery lives in the team's webhook log, not in D1: the entry follows its creation (docs/decisions.md D239).
+  await commit(svc, [
+    audit(svc, ctx, {
+      verb: "webhook_endpoint.test",
+      target: { type: "webhook_endpoint", id: endpoint.id },
+      summary: `test event ${payload.id} sent to ${urlForAudit(endpoint.url)}`,
+    }),
+  ]);
   const after = await deliverOne(svc, { teamId: endpoint.teamId, endpointId: endpoint.id, deliveryId: row.id }, { manual: true, endpoint });
   return deliveryView(after ?? row);
 }

@@ -10,7 +10,9 @@ import { getEndpointInTeam, normalizeDomainIds, normalizeEvents } from "./endpoi
 import { livePreviousSecrets, MAX_PREVIOUS_SECRETS, type PreviousSecret, sealSecret } from "./secrets";
 import { assertTargetAllowed } from "./target";
 import { teamLog } from "./team-log";
-import { type EndpointView, endpointView } from "./views";
+import { type EndpointRow, type EndpointView, endpointView } from "./views";
+import { auditWhen, urlForAudit } from "../audit-when";
+import { commit } from "../commit";
 import { type ServiceContext, requireWrite } from "../context";
 
 const msOf = (d: Date | null) => (d === null ? null : d.getTime());
@@ -51,12 +53,29 @@ export async function updateEndpoint(svc: Services, ctx: ServiceContext, id: num
     Object.assign(set, { enabled: false, disabledAt: svc.clock.now(), disabledReason: "manual" });
   }
   if (Object.keys(set).length === 0) return endpointView(current);
-  const [row] = await svc.db
-    .update(webhookEndpoints)
-    .set(set)
-    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.teamId, teamId)))
-    .returning();
-  return endpointView(row ?? current);
+  const where = and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.teamId, teamId));
+  const [, updated] = await commit(svc, [
+    auditWhen(
+      svc,
+      ctx,
+      { verb: "webhook_endpoint.update", target: { type: "webhook_endpoint", id }, summary: changeSummary(current, set) },
+      { when: sql`EXISTS (SELECT 1 FROM webhook_endpoints WHERE ${where})` },
+    ),
+    svc.db.update(webhookEndpoints).set(set).where(where).returning(),
+  ]);
+  return endpointView(updated[0] ?? current);
+}
+
+/** What a PATCH changed, in words (the URL by its origin only: its path or query may hold a secret). */
+function changeSummary(current: EndpointRow, set: Partial<typeof webhookEndpoints.$inferInsert>): string {
+  const parts: string[] = [];
+  if (set.url !== undefined && set.url !== current.url) parts.push(`url ${urlForAudit(current.url)} -> ${urlForAudit(set.url)}`);
+  if (set.events !== undefined) parts.push(`events: ${set.events.join(", ")}`);
+  if (set.domainIds !== undefined) parts.push(set.domainIds === null ? "domains: all" : `domains: ${set.domainIds.join(", ")}`);
+  if (set.description !== undefined) parts.push("description changed");
+  if (set.enabled === true) parts.push("enabled");
+  if (set.enabled === false) parts.push("disabled");
+  return `endpoint ${urlForAudit(set.url ?? current.url)}: ${parts.join("; ") || "saved unchanged"}`;
 }
 
 /**
@@ -77,12 +96,29 @@ export async function rotateSecret(svc: Services, ctx: ServiceContext, id: numbe
   const secret = generateSecret();
   const sealed = await sealSecret(svc, secret, current.id);
   const previous: PreviousSecret[] = [{ enc: current.secretEnc, expires_at: now.getTime() + DAY_MS }, ...live];
-  // Guarded on the secret it replaces: of two concurrent rotations one wins, the other changes nothing.
-  const [row] = await svc.db
-    .update(webhookEndpoints)
-    .set({ secretEnc: sealed, previousSecretEnc: JSON.stringify(previous), previousSecretExpiresAt: new Date(Math.max(...previous.map((p) => p.expires_at))) })
-    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.teamId, teamId), eq(webhookEndpoints.secretEnc, current.secretEnc)))
-    .returning();
+  // Guarded on the secret it replaces: of two concurrent rotations one wins, the other changes nothing (and records nothing).
+  const replaces = and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.teamId, teamId), eq(webhookEndpoints.secretEnc, current.secretEnc));
+  const [, [row]] = await commit(svc, [
+    auditWhen(
+      svc,
+      ctx,
+      {
+        verb: "webhook_endpoint.rotate_secret",
+        target: { type: "webhook_endpoint", id },
+        summary: `secret of endpoint ${urlForAudit(current.url)} rotated; the replaced one signs until ${new Date(now.getTime() + DAY_MS).toISOString()}`,
+      },
+      { when: sql`EXISTS (SELECT 1 FROM webhook_endpoints WHERE ${replaces})` },
+    ),
+    svc.db
+      .update(webhookEndpoints)
+      .set({
+        secretEnc: sealed,
+        previousSecretEnc: JSON.stringify(previous),
+        previousSecretExpiresAt: new Date(Math.max(...previous.map((p) => p.expires_at))),
+      })
+      .where(replaces)
+      .returning(),
+  ]);
   if (!row) throw conflict("The secret was rotated concurrently; fetch the endpoint and try again.");
   return endpointView(row ?? current, secret);
 }
