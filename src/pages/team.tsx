@@ -282,7 +282,7 @@ export function teamPages() {
     const name = (form.get("name") ?? "").trim();
     if (name.length < 1 || name.length > 100) throw new ApiError(422, "validation_failed", "Give the team a name of 1 to 100 characters.");
     const svc = c.get("services");
-    const teamId = await createOwnedTeam(svc, s.user.id, s.user.email, name);
+    const teamId = await createOwnedTeam(svc, s.user.id, s.user.email, name, s.ctx.origin);
     await switchTeam(svc, s, teamId);
     return c.redirect("/team?done=created", 303);
   });

@@ -3,6 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { type MemberRole, memberships, users } from "../../db/schema";
 import { ApiError, forbidden } from "../../lib/errors";
 import type { Services } from "../../services";
+import { audit } from "../audit-when";
 import { mailInvitation, normalizeEmail } from "./links";
 import type { SignedIn } from "./sessions";
 
@@ -25,14 +26,18 @@ export async function inviteMember(
     .where(eq(users.email, email))
     .limit(1);
   if (existing) throw new ApiError(409, "conflict", `${email} is already a member of this team.`);
-  await mailInvitation(svc, {
-    email,
-    teamId: signedIn.teamId,
-    teamName: signedIn.teamName,
-    role: input.role,
-    invitedBy: signedIn.user.id,
-    inviterEmail: signedIn.user.email,
-    origin: input.origin,
-    client: input.client,
-  });
+  await mailInvitation(
+    svc,
+    {
+      email,
+      teamId: signedIn.teamId,
+      teamName: signedIn.teamName,
+      role: input.role,
+      invitedBy: signedIn.user.id,
+      inviterEmail: signedIn.user.email,
+      origin: input.origin,
+      client: input.client,
+    },
+    audit(svc, signedIn.ctx, { verb: "member.invite", target: { type: "member", id: email }, summary: `${email} invited as ${input.role}` }),
+  );
 }

@@ -6,6 +6,7 @@ import { type MemberRole, signInLinks } from "../../db/schema";
 import { randomBase62, sha256Hex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import type { Services } from "../../services";
+import { commit, type Statement } from "../commit";
 import { sendPersonMail } from "./mailer";
 import { ssoGateFor } from "./sso-gate";
 
@@ -63,11 +64,11 @@ interface LinkInput {
   invitedBy?: number;
 }
 
-/** Stores a new link and returns its token (only the hash is kept). */
-async function createLink(svc: Services, input: LinkInput): Promise<string> {
+/** Stores a new link and returns its token (only the hash is kept); `also` joins the insert's batch (an invitation's audit entry). */
+async function createLink(svc: Services, input: LinkInput, also: Statement[] = []): Promise<string> {
   const token = randomBase62(43);
   const now = svc.clock.now();
-  await svc.db.insert(signInLinks).values({
+  const insert = svc.db.insert(signInLinks).values({
     tokenHash: await sha256Hex(token),
     email: input.email,
     purpose: input.purpose,
@@ -78,6 +79,7 @@ async function createLink(svc: Services, input: LinkInput): Promise<string> {
     createdAt: now,
     expiresAt: new Date(now.getTime() + LINK_TTL_MS),
   });
+  await commit(svc, [insert, ...also]);
   return token;
 }
 
@@ -117,9 +119,11 @@ export async function requestSignInLink(
 export async function mailInvitation(
   svc: Services,
   input: { email: string; teamId: number; teamName: string; role: MemberRole; invitedBy: number; inviterEmail: string; origin: string; client: string },
+  /** The invitation's audit entry, written with the link. */
+  entry: Statement,
 ): Promise<void> {
   await throttle(svc, `signin-client:${input.client}`, LINKS_PER_CLIENT_PER_MINUTE);
-  const token = await createLink(svc, { email: input.email, purpose: "invite", teamId: input.teamId, role: input.role, invitedBy: input.invitedBy });
+  const token = await createLink(svc, { email: input.email, purpose: "invite", teamId: input.teamId, role: input.role, invitedBy: input.invitedBy }, [entry]);
   await sendPersonMail(svc, {
     to: input.email,
     subject: `You are invited to ${input.teamName}`,

@@ -6,7 +6,9 @@ import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
 import { domains, type MemberRole, memberships, signInLinks, teams, users } from "../../db/schema";
 import { ApiError, forbidden, notFound } from "../../lib/errors";
 import type { Services } from "../../services";
+import { auditWhen } from "../audit-when";
 import { commit } from "../commit";
+import type { CallOrigin, ServiceContext } from "../context";
 import { afterCredentialsRevoked, countMemberCredentials, type MemberCredentials, revokeMemberTokens } from "../credentials/member-credentials";
 import { domainStore } from "../domains/domain-store";
 import { teamLog } from "../webhooks/team-log";
@@ -40,10 +42,18 @@ async function findOrCreateUser(svc: Services, email: string): Promise<number> {
   return row.id;
 }
 
-/** A new starter team owned by the user. */
-export async function createOwnedTeam(svc: Services, userId: number, email: string, name: string): Promise<number> {
+/** A new starter team owned by the user; the team and its first audit entry are one batch. */
+export async function createOwnedTeam(svc: Services, userId: number, email: string, name: string, origin?: CallOrigin): Promise<number> {
   const now = svc.clock.now();
-  const [team] = await svc.db.insert(teams).values({ name, plan: "starter", ownerEmail: email, createdAt: now }).returning({ id: teams.id });
+  const [[team]] = await commit(svc, [
+    svc.db.insert(teams).values({ name, plan: "starter", ownerEmail: email, createdAt: now }).returning({ id: teams.id }),
+    auditWhen(
+      svc,
+      memberContext(0, userId, email, origin),
+      { verb: "team.create", target: { type: "team", id: 0 }, summary: `team "${name}" on the starter plan, owned by ${email}` },
+      { teamId: sql`last_insert_rowid()`, targetId: sql`last_insert_rowid()` },
+    ),
+  ]);
   if (!team) throw new Error("team insert returned no row");
   await svc.db.insert(memberships).values({ teamId: team.id, userId, role: "owner", createdAt: now });
   return team.id;
@@ -54,7 +64,19 @@ export async function createOwnedTeam(svc: Services, userId: number, email: stri
  * sign-in claims the teams an operator made for this owner address, or else creates a starter team.
  * Null when the link is unknown, used or expired.
  */
-export async function completeLink(svc: Services, token: string): Promise<{ userId: number; teamId: number | null; next: string | null } | null> {
+/** A person acting for themselves before they have a session (sign-in, joining), for the audit log. */
+const memberContext = (teamId: number, userId: number, email: string, origin?: CallOrigin): ServiceContext => ({
+  teamId,
+  scope: "read_only",
+  actor: { kind: "session", id: String(userId) },
+  ...(origin ? { origin: { ...origin, label: email } } : {}),
+});
+
+export async function completeLink(
+  svc: Services,
+  token: string,
+  origin?: CallOrigin,
+): Promise<{ userId: number; teamId: number | null; next: string | null } | null> {
   const link = await consumeLink(svc, token);
   if (!link) return null;
   // A link mailed before enforcement was turned on opens no session for a covered address (D247).
@@ -67,7 +89,16 @@ export async function completeLink(svc: Services, token: string): Promise<{ user
   if (link.purpose === "invite" && link.teamId !== null && link.role !== null) {
     // An invitation never demotes or promotes an existing member, and never creates a second owner.
     const role = link.role === "owner" ? "admin" : link.role;
-    await svc.db.insert(memberships).values({ teamId: link.teamId, userId, role, createdAt: now }).onConflictDoNothing();
+    // Recorded only when the invitation added the membership (an existing member's role stays as it was).
+    await commit(svc, [
+      svc.db.insert(memberships).values({ teamId: link.teamId, userId, role, createdAt: now }).onConflictDoNothing(),
+      auditWhen(
+        svc,
+        memberContext(link.teamId, userId, link.email, origin),
+        { verb: "member.join", target: { type: "member", id: link.email }, summary: `${link.email} joined as ${role} by invitation` },
+        { when: sql`changes() > 0` },
+      ),
+    ]);
     // Under enforcement the invitation still makes the membership; the person then signs in through the provider.
     if (blocked) throw forbidden(`You joined the team. ${ssoRequiredMessage(gate.issuerHost)}`);
     return { userId, teamId: link.teamId, next: link.next };
@@ -88,13 +119,26 @@ export async function completeLink(svc: Services, token: string): Promise<{ user
       ),
     );
   if (unclaimed.length > 0) {
-    await svc.db
-      .insert(memberships)
-      .values(unclaimed.map((t) => ({ teamId: t.id, userId, role: "owner" as const, createdAt: now })))
-      .onConflictDoNothing();
+    // Each claimed team records its owner's arrival (only where this insert made the membership).
+    await commit(svc, [
+      svc.db
+        .insert(memberships)
+        .values(unclaimed.map((t) => ({ teamId: t.id, userId, role: "owner" as const, createdAt: now })))
+        .onConflictDoNothing(),
+      ...unclaimed.map((t) =>
+        auditWhen(
+          svc,
+          memberContext(t.id, userId, link.email, origin),
+          { verb: "member.join", target: { type: "member", id: link.email }, summary: `${link.email} claimed the team as its owner (first sign-in)` },
+          {
+            when: sql`EXISTS (SELECT 1 FROM memberships WHERE team_id = ${t.id} AND user_id = ${userId} AND role = 'owner' AND created_at = ${now.getTime()})`,
+          },
+        ),
+      ),
+    ]);
     return { userId, teamId: unclaimed[0]?.id ?? null, next: link.next };
   }
-  const teamId = await createOwnedTeam(svc, userId, link.email, `${link.email.slice(0, link.email.indexOf("@"))}'s team`);
+  const teamId = await createOwnedTeam(svc, userId, link.email, `${link.email.slice(0, link.email.indexOf("@"))}'s team`, origin);
   return { userId, teamId, next: link.next };
 }
 
@@ -130,10 +174,22 @@ export async function listPendingInvitations(svc: Services, signedIn: SignedIn) 
 
 export async function cancelInvitation(svc: Services, signedIn: SignedIn, linkId: number): Promise<void> {
   requireOwner(signedIn);
-  const rows = await svc.db
-    .delete(signInLinks)
-    .where(and(eq(signInLinks.id, linkId), eq(signInLinks.teamId, signedIn.teamId), eq(signInLinks.purpose, "invite")))
-    .returning({ id: signInLinks.id });
+  const invitation = and(eq(signInLinks.id, linkId), eq(signInLinks.teamId, signedIn.teamId), eq(signInLinks.purpose, "invite"));
+  const found = await svc.db.query.signInLinks.findFirst({ where: invitation, columns: { email: true, role: true } });
+  if (!found) throw notFound("Invitation");
+  const [, rows] = await commit(svc, [
+    auditWhen(
+      svc,
+      signedIn.ctx,
+      {
+        verb: "member.invitation_cancel",
+        target: { type: "member", id: found.email },
+        summary: `invitation of ${found.email} as ${found.role ?? "member"} cancelled`,
+      },
+      { when: sql`EXISTS (SELECT 1 FROM sign_in_links WHERE ${invitation})` },
+    ),
+    svc.db.delete(signInLinks).where(invitation).returning({ id: signInLinks.id }),
+  ]);
   if (rows.length === 0) throw notFound("Invitation");
 }
 
@@ -169,18 +225,40 @@ export async function changeRole(svc: Services, signedIn: SignedIn, userId: numb
   const member = await memberOf(svc, signedIn.teamId, userId);
   if (member.userId === signedIn.user.id) throw new ApiError(409, "conflict", "Hand the team to another member to stop being its owner.");
   const inTeam = (id: number) => and(eq(memberships.teamId, signedIn.teamId), eq(memberships.userId, id));
+  const user = await svc.db.query.users.findFirst({ where: eq(users.id, userId), columns: { email: true } });
+  if (!user) throw notFound("Member");
   if (role !== "owner") {
-    if (canWrite(member.role) && !canWrite(role)) {
-      await commit(svc, [svc.db.update(memberships).set({ role }).where(inTeam(userId)), revokeMemberTokens(svc, signedIn.teamId, userId)]);
+    // Recorded only when the role really changes (a repeat, or a member gone meanwhile, records nothing).
+    const losesWrite = canWrite(member.role) && !canWrite(role);
+    const entry = auditWhen(
+      svc,
+      signedIn.ctx,
+      {
+        verb: "member.role_change",
+        target: { type: "member", id: user.email },
+        summary: `role ${member.role} -> ${role} for ${user.email}${losesWrite ? "; the tokens and agent grants they made for the team revoked" : ""}`,
+      },
+      { when: sql`EXISTS (SELECT 1 FROM memberships WHERE ${inTeam(userId)} AND role <> ${role})` },
+    );
+    if (losesWrite) {
+      await commit(svc, [entry, svc.db.update(memberships).set({ role }).where(inTeam(userId)), revokeMemberTokens(svc, signedIn.teamId, userId)]);
       await afterCredentialsRevoked(svc, signedIn.teamId, [userId]);
       return;
     }
-    await svc.db.update(memberships).set({ role }).where(inTeam(userId));
+    await commit(svc, [entry, svc.db.update(memberships).set({ role }).where(inTeam(userId))]);
     return;
   }
-  const user = await svc.db.query.users.findFirst({ where: eq(users.id, userId), columns: { email: true } });
-  if (!user) throw notFound("Member");
   await commit(svc, [
+    auditWhen(
+      svc,
+      signedIn.ctx,
+      {
+        verb: "team.hand_over",
+        target: { type: "member", id: user.email },
+        summary: `owner ${signedIn.user.email} -> ${user.email}; ${signedIn.user.email} is now admin`,
+      },
+      { when: sql`EXISTS (SELECT 1 FROM memberships WHERE ${inTeam(signedIn.user.id)} AND role = 'owner')` },
+    ),
     svc.db.update(memberships).set({ role: "admin" }).where(inTeam(signedIn.user.id)),
     svc.db.update(memberships).set({ role: "owner" }).where(inTeam(userId)),
     svc.db.update(teams).set({ ownerEmail: user.email }).where(eq(teams.id, signedIn.teamId)),
@@ -190,19 +268,32 @@ export async function changeRole(svc: Services, signedIn: SignedIn, userId: numb
 export async function removeMember(svc: Services, signedIn: SignedIn, userId: number): Promise<void> {
   requireOwner(signedIn);
   if (userId === signedIn.user.id) throw new ApiError(409, "conflict", "The owner cannot remove themselves; hand the team over or delete it.");
-  await memberOf(svc, signedIn.teamId, userId);
-  await leave(svc, signedIn.teamId, userId);
+  const member = await memberOf(svc, signedIn.teamId, userId);
+  const user = await svc.db.query.users.findFirst({ where: eq(users.id, userId), columns: { email: true } });
+  await leave(svc, signedIn, userId, { verb: "member.remove", email: user?.email ?? `user ${userId}`, role: member.role });
 }
 
 export async function leaveTeam(svc: Services, signedIn: SignedIn): Promise<void> {
   if (signedIn.role === "owner") throw new ApiError(409, "conflict", "The owner cannot leave; hand the team to another member first, or delete it.");
-  await leave(svc, signedIn.teamId, signedIn.user.id);
+  await leave(svc, signedIn, signedIn.user.id, { verb: "member.leave", email: signedIn.user.email, role: signedIn.role });
 }
 
-/** A member's place ends with the tokens they made (one batch), then their agent grants on the team (D152). */
-async function leave(svc: Services, teamId: number, userId: number): Promise<void> {
+/** A member's place ends with the tokens they made and its audit entry (one batch), then their agent grants on the team (D152). */
+async function leave(svc: Services, signedIn: SignedIn, userId: number, who: { verb: string; email: string; role: MemberRole }): Promise<void> {
+  const { teamId } = signedIn;
+  const place = and(eq(memberships.teamId, teamId), eq(memberships.userId, userId));
   await commit(svc, [
-    svc.db.delete(memberships).where(and(eq(memberships.teamId, teamId), eq(memberships.userId, userId))),
+    auditWhen(
+      svc,
+      signedIn.ctx,
+      {
+        verb: who.verb,
+        target: { type: "member", id: who.email },
+        summary: `${who.email} (${who.role}) ${who.verb === "member.leave" ? "left" : "removed"}; the tokens and agent grants they made for the team revoked`,
+      },
+      { when: sql`EXISTS (SELECT 1 FROM memberships WHERE ${place})` },
+    ),
+    svc.db.delete(memberships).where(place),
     revokeMemberTokens(svc, teamId, userId),
   ]);
   await afterCredentialsRevoked(svc, teamId, [userId]);

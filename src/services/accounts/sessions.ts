@@ -1,14 +1,16 @@
 // Browser sessions (docs/decisions.md D31): the cookie carries 32 random base62 characters; D1 keeps
 // only their SHA-256, with an idle expiry (7 days, renewed at most hourly) and an absolute one (30
 // days). Sign-out revokes one session, "sign out everywhere" all of a user's. Does I/O (D1).
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, count, eq, gt, isNull, sql } from "drizzle-orm";
 import { type MemberRole, memberships, sessions, teams, users } from "../../db/schema";
 import { randomBase62, sha256Hex } from "../../lib/crypto";
 import type { Plan } from "../../lib/plans";
 import { HOUR_MS } from "../../lib/time";
 import type { Services } from "../../services";
 import { requestOrigin } from "../audit/origin";
-import type { ServiceContext } from "../context";
+import { audit, auditWhen } from "../audit-when";
+import { commit, commitAll } from "../commit";
+import type { CallOrigin, ServiceContext } from "../context";
 
 export const SESSION_IDLE_MS = 7 * 24 * HOUR_MS;
 export const SESSION_ABSOLUTE_MS = 30 * 24 * HOUR_MS;
@@ -31,10 +33,25 @@ export interface SignedIn {
   ctx: ServiceContext;
 }
 
-/** Opens a session for a user on one of their teams; returns the cookie value (shown to the browser only). */
-export async function openSession(svc: Services, userId: number, teamId: number | null): Promise<string> {
+/**
+ * Opens a session for a user on one of their teams; returns the cookie value (shown to the browser only).
+ * The sign-in is recorded in the team the session lands in, in the same batch (docs/decisions.md D240).
+ */
+export async function openSession(svc: Services, userId: number, teamId: number | null, origin?: CallOrigin): Promise<string> {
   const { id, statement } = await sessionInsert(svc, userId, teamId);
-  await statement;
+  if (teamId === null) {
+    await statement;
+    return id;
+  }
+  const user = await svc.db.query.users.findFirst({ where: eq(users.id, userId), columns: { email: true } });
+  const email = user?.email ?? `user ${userId}`;
+  const ctx: ServiceContext = {
+    teamId,
+    scope: "read_only",
+    actor: { kind: "session", id: String(userId) },
+    ...(origin ? { origin: { ...origin, label: email } } : {}),
+  };
+  await commit(svc, [statement, audit(svc, ctx, { verb: "sign_in", target: { type: "user", id: userId }, summary: `method=email_link email=${email}` })]);
   return id;
 }
 
@@ -113,15 +130,49 @@ export async function resolveSession(svc: Services, raw: string, headers: Header
   };
 }
 
-export async function revokeSession(svc: Services, signedIn: SignedIn): Promise<void> {
-  await svc.db.update(sessions).set({ revokedAt: svc.clock.now() }).where(eq(sessions.idHash, signedIn.sessionId));
+/**
+ * Ends one session. `reason` names a sign-out in the audit log (recorded in the session's current team, only
+ * when the session was still live); without it (a session replaced by a new sign-in) nothing is recorded.
+ */
+export async function revokeSession(svc: Services, signedIn: SignedIn, reason?: "sign_out"): Promise<void> {
+  const live = and(eq(sessions.idHash, signedIn.sessionId), isNull(sessions.revokedAt));
+  const end = svc.db.update(sessions).set({ revokedAt: svc.clock.now() }).where(eq(sessions.idHash, signedIn.sessionId));
+  if (!reason) {
+    await end;
+    return;
+  }
+  await commit(svc, [
+    auditWhen(
+      svc,
+      signedIn.ctx,
+      { verb: "sign_out", target: { type: "user", id: signedIn.user.id }, summary: `${signedIn.user.email} signed out` },
+      { when: sql`EXISTS (SELECT 1 FROM sessions WHERE ${live})` },
+    ),
+    end,
+  ]);
 }
 
-export async function revokeAllSessions(svc: Services, userId: number): Promise<void> {
-  await svc.db
-    .update(sessions)
-    .set({ revokedAt: svc.clock.now() })
-    .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)));
+/**
+ * Ends every session of the user. Recorded in each team of the user (their sessions may act in any of
+ * them, D240), with how many sessions ended.
+ */
+export async function revokeAllSessions(svc: Services, signedIn: SignedIn): Promise<void> {
+  const userId = signedIn.user.id;
+  const live = and(eq(sessions.userId, userId), isNull(sessions.revokedAt));
+  const [open] = await svc.db.select({ n: count() }).from(sessions).where(live);
+  const teamsOfUser = await svc.db.select({ teamId: memberships.teamId }).from(memberships).where(eq(memberships.userId, userId));
+  const entries = teamsOfUser.map((m) =>
+    audit(
+      svc,
+      { ...signedIn.ctx, teamId: m.teamId },
+      {
+        verb: "sign_out_everywhere",
+        target: { type: "user", id: userId },
+        summary: `${signedIn.user.email} signed out everywhere: ${open?.n ?? 0} session${open?.n === 1 ? "" : "s"} ended`,
+      },
+    ),
+  );
+  await commitAll(svc, [svc.db.update(sessions).set({ revokedAt: svc.clock.now() }).where(live), ...entries]);
 }
 
 /** Switches the session's current team; 404 unless the user is a member (another team's id reveals nothing). */
