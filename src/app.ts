@@ -10,6 +10,7 @@ import { registerEventWebhooks } from "./routes/webhooks/event-docs";
 import { openApiDocuments } from "./openapi-documents";
 import { type ReferenceDocument, renderApiReference } from "./pages/api-reference";
 import { ingestRoutes } from "./routes/ingest";
+import { publicBimiRoutes } from "./routes/public-bimi";
 import { mountApiRoutes } from "./routes";
 import { pageNotFound, pageRoutes } from "./pages";
 import { createServices } from "./services";
@@ -49,6 +50,8 @@ export function createApp(): Api {
   app.route("/api/v1", v1);
   app.route("/admin", adminRoutes());
   app.route("/api/webhooks", ingestRoutes());
+  // Hosted BIMI logos and certificates for l= and a=: public, no session or token (issue 32 §2).
+  app.route("/", publicBimiRoutes());
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

@@ -17,6 +17,7 @@ import { resealSecrets } from "../services/webhooks/secrets";
 import { sweepOutbox } from "../services/webhooks/sweeps";
 import { purgeNotificationLog, sweepNotifications } from "../services/notify/sweep";
 import { runDueDigests } from "../services/digests/run";
+import { revalidateHostedMarks } from "../services/bimi-hosting/revalidate";
 
 export const EVERY_MINUTE = "* * * * *";
 export const DAILY = "17 3 * * *";
@@ -47,6 +48,7 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
     { name: "silent-reporters", run: (svc) => checkSilentReporters(svc) },
     { name: "reseal-webhook-secrets", run: (svc) => resealSecrets(svc) },
     { name: "notification-log-retention", run: (svc) => purgeNotificationLog(svc, svc.clock.now()) },
+    { name: "bimi-revalidate", run: (svc) => revalidateHostedMarks(svc) },
   ],
 };
 

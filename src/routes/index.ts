@@ -2,6 +2,7 @@
 import type { Api } from "../app-router";
 import { accountRoutes } from "./account";
 import { alertRoutes } from "./alerts";
+import { bimiHostingRoutes } from "./bimi-hosting";
 import { domainRoutes } from "./domains";
 import { dkimToolRoutes } from "./dkim/tools";
 import { domainDkimRoutes } from "./domain-dkim";
@@ -25,5 +26,6 @@ export function mountApiRoutes(v1: Api): void {
   v1.route("/", tlsRoutes());
   v1.route("/", webhookRoutes());
   v1.route("/", notificationRoutes());
+  v1.route("/", bimiHostingRoutes());
   v1.route("/", ssoRoutes());
 }

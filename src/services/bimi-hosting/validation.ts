@@ -1,0 +1,77 @@
+// The validation report kept with a hosted logo (hosted_bimi.validation): the SVG Tiny PS findings of the
+// logo and the mark certificate's checks against that logo, made by the core validators. No I/O.
+import { type MarkReport, validateMarkCertificate } from "../../core/bimi/mark";
+import type { Finding } from "../../core/types";
+
+export interface CertificateCheck {
+  id: string;
+  /** null: could not be judged (e.g. no logo to compare yet). */
+  ok: boolean | null;
+  message: string;
+  fix: string | null;
+}
+
+export interface CertificateReport {
+  kind: "VMC" | "CMC" | null;
+  valid: boolean;
+  checks: CertificateCheck[];
+  subject: {
+    organization: string | null;
+    common_name: string | null;
+    trademark_registration: string | null;
+    trademark_country: string | null;
+    mark_type: string | null;
+  };
+  issuer: string | null;
+  sans: string[];
+  not_before: string | null;
+  not_after: string | null;
+  embedded_svg_sha256: string | null;
+  /** The SVG in the certificate's logotype extension is byte for byte the hosted logo (null: no logo or no SVG). */
+  logo_matches: boolean | null;
+}
+
+export interface StoredValidation {
+  logo: { sha256: string; bytes: number; findings: Finding[] } | null;
+  certificate: CertificateReport | null;
+}
+
+const isoOf = (d: string | null | undefined): string | null => {
+  if (d === null || d === undefined) return null;
+  const t = new Date(d);
+  return Number.isNaN(t.getTime()) ? null : t.toISOString();
+};
+
+/** The core's report in the stored (API) shape. */
+export function certificateReport(r: MarkReport, logoSha256: string | null): CertificateReport {
+  const embedded = r.embeddedSvgSha256 ?? null;
+  return {
+    kind: r.kind,
+    valid: r.valid,
+    checks: r.checks.map((c) => ({ id: c.id, ok: c.ok, message: c.message, fix: c.fix ?? null })),
+    subject: {
+      organization: r.subject.organization ?? null,
+      common_name: r.subject.commonName ?? null,
+      trademark_registration: r.subject.trademarkRegistration ?? null,
+      trademark_country: r.subject.trademarkCountry ?? null,
+      mark_type: r.subject.markType ?? null,
+    },
+    issuer: r.issuer ?? null,
+    sans: [...(r.sans ?? [])],
+    not_before: isoOf(r.notBefore),
+    not_after: isoOf(r.notAfter),
+    embedded_svg_sha256: embedded,
+    logo_matches: embedded === null || logoSha256 === null ? null : embedded.toLowerCase() === logoSha256.toLowerCase(),
+  };
+}
+
+/** Validates a PEM bundle against the hosted logo (absent: the logo checks say so) at `now`. */
+export async function validateCertificate(
+  pem: string,
+  facts: { domain: string; selector: string; logoSvg: string | null; logoSha256: string | null; now: Date },
+): Promise<CertificateReport> {
+  const report = await validateMarkCertificate(pem, { domain: facts.domain, selector: facts.selector, logoSvg: facts.logoSvg, now: facts.now });
+  return certificateReport(report, facts.logoSha256);
+}
+
+export const parseValidation = (text: string | null): StoredValidation | null => (text === null ? null : (JSON.parse(text) as StoredValidation));
