@@ -17,6 +17,7 @@ import { resealSecrets } from "../services/webhooks/secrets";
 import { sweepOutbox } from "../services/webhooks/sweeps";
 import { purgeNotificationLog, sweepNotifications } from "../services/notify/sweep";
 import { runDueDigests } from "../services/digests/run";
+import { sweepMtaStsHosting } from "../services/mta-sts-hosting/sweep";
 import { revalidateHostedMarks } from "../services/bimi-hosting/revalidate";
 
 export const EVERY_MINUTE = "* * * * *";
@@ -39,6 +40,7 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
     { name: "report-summaries", run: (svc) => sweepUnsummarised(svc) },
     { name: "notification-sweep", run: (svc) => sweepNotifications(svc, svc.clock.now()) },
     { name: "digests", run: (svc) => runDueDigests(svc, svc.clock.now()) },
+    { name: "mta-sts-hosting", run: (svc) => sweepMtaStsHosting(svc) },
   ],
   [DAILY]: [
     { name: "dkim-audit", run: (svc) => runDkimAudit(svc) },

@@ -5,6 +5,7 @@ import { ZodJsonSchemaValidator } from "./json-schema";
 import { type AgentCall, registerTools } from "./kit";
 import { registerPrompts } from "./prompts";
 import { registerResources } from "./resources";
+import { auditTools } from "./tools/audit";
 import { dkimTools } from "./tools/dkim";
 import { domainTools } from "./tools/domains";
 import { intelTools } from "./tools/intel";
@@ -15,7 +16,7 @@ import { webhookTools } from "./tools/webhooks";
 
 export const SERVER_INFO = { name: "emailauth-monitor", version: "1.0.0" };
 
-export const ALL_TOOLS = [...domainTools, ...dkimTools, ...messageTools, ...reportTools, ...intelTools, ...webhookTools, ...notificationTools];
+export const ALL_TOOLS = [...domainTools, ...dkimTools, ...messageTools, ...reportTools, ...intelTools, ...webhookTools, ...notificationTools, ...auditTools];
 
 const INSTRUCTIONS =
   "Monitors the email authentication (SPF, DKIM, DMARC, BIMI, MTA-STS, TLS-RPT, DANE) of the team's domains. " +

@@ -33,6 +33,7 @@ import { tokenPages } from "./tokens";
 import { unsubscribePages } from "./unsubscribe";
 import { digestSettingsPages } from "./digest-settings";
 import { notificationPages } from "./notifications";
+import { auditPages } from "./audit";
 import { notificationChannelPages } from "./notification-channel";
 import { notificationConfirmPages } from "./notification-confirm";
 
@@ -69,6 +70,8 @@ export const PAGE_PATHS = [
   "/notifications/*",
   // One-click unsubscribe from a mail: works signed out, and its POST takes no CSRF token (RFC 8058; src/pages/unsubscribe.tsx).
   "/unsubscribe/*",
+  "/audit",
+  "/audit/*",
   "/settings/notifications/digest",
   "/settings/notifications/digest/*",
   // Sign-in through the team's OpenID provider (works signed out) and its settings (src/pages/sso.tsx, sso-settings.tsx).
@@ -108,6 +111,7 @@ export function pageRoutes() {
   pages.route("/", notificationConfirmPages());
   pages.route("/", notificationPages());
   pages.route("/", notificationChannelPages());
+  pages.route("/", auditPages());
   pages.onError(async (error, c) => {
     const known = error instanceof ApiError ? error : null;
     if (!known)

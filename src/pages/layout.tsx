@@ -23,6 +23,7 @@ const NAV = [
   ["/intel", "Intel"],
   ["/tokens", "API tokens"],
   ["/team", "Team"],
+  ["/audit", "Audit log"],
   ["/settings/agents", "Agents"],
 ] as const;
 

@@ -9,6 +9,7 @@ import { domainDkimRoutes } from "./domain-dkim";
 import { dmarcRoutes } from "./dmarc";
 import { intelRoutes } from "./intel";
 import { messageAuditRoutes } from "./messages/audit";
+import { mtaStsHostingRoutes } from "./mta-sts-hosting";
 import { notificationRoutes } from "./notifications";
 import { ssoRoutes } from "./sso";
 import { tlsRoutes } from "./tls";
@@ -26,6 +27,7 @@ export function mountApiRoutes(v1: Api): void {
   v1.route("/", tlsRoutes());
   v1.route("/", webhookRoutes());
   v1.route("/", notificationRoutes());
+  v1.route("/", mtaStsHostingRoutes());
   v1.route("/", bimiHostingRoutes());
   v1.route("/", ssoRoutes());
 }

@@ -3,6 +3,7 @@
 // onto the deliveries queue. Does I/O (D1, Queues).
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import type { Services } from "../services";
+import { sealAfterCommit } from "./audit/seal";
 import { publishEvents } from "./events/emit";
 
 export type Statement = BatchItem<"sqlite">;
@@ -19,6 +20,8 @@ export async function commit<T extends Statements>(svc: Services, statements: T,
     svc,
     ids.filter((id): id is string => id !== null),
   );
+  // A batch that wrote audit entries seals them now, so a reader sees them chained (docs/decisions.md D231).
+  await sealAfterCommit(svc, statements);
   return results;
 }
 

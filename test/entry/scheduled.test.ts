@@ -35,6 +35,7 @@ const EXPECTED_JOBS: Record<string, string[]> = {
     "report-summaries",
     "notification-sweep",
     "digests",
+    "audit-seal",
   ],
   "17 3 * * *": [
     "dkim-audit",
@@ -44,6 +45,7 @@ const EXPECTED_JOBS: Record<string, string[]> = {
     "silent-reporters",
     "reseal-webhook-secrets",
     "notification-log-retention",
+    "audit-retention",
   ],
 };
 

@@ -103,6 +103,10 @@ describe("audit chain", () => {
     expect((await verify(sealed, { sealedSeq: 2, headHash: H1 })).problem).toMatchObject({ seq: 2, reason: "head_mismatch" });
   });
 
+  it("a sealed entry past the head (the head moved back or removed) is reported", async () => {
+    expect((await verify(sealed, { sealedSeq: 0, headHash: GENESIS_HASH })).problem).toMatchObject({ seq: 1, reason: "head_mismatch" });
+  });
+
   it("an entry of the sealed range without a hash is reported, not taken for the tail", async () => {
     expect((await verify([sealed[0]!, { ...second, hash: null }])).problem).toMatchObject({ seq: 2, reason: "unsealed_inside" });
   });

@@ -157,6 +157,16 @@ export class ChainVerifier {
       this.problem = gap(expectedSeq, e.seq);
       return;
     }
+    // The sealer writes an entry's hash and moves the head in one batch: a hash past the head means the
+    // head was moved back or removed.
+    if (e.hash !== null) {
+      this.problem = {
+        seq: e.seq,
+        reason: "head_mismatch",
+        message: `Entry ${e.seq} is sealed but the head ends at ${this.head.sealedSeq}: the head was moved back or removed.`,
+      };
+      return;
+    }
     this.unsealed++;
   }
 
