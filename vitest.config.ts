@@ -32,6 +32,12 @@ export default defineConfig(async () => {
                   // DNS cache could follow; test/services/dns-cache.test.ts turns the shared cache on.
                   DNS_SHARED_CACHE: "false",
                   REPORT_DOMAIN: "reports.test",
+                  // Hosted MTA-STS: a Cloudflare API at the edge that tests answer (test/support/cloudflare-api.ts).
+                  CF_SAAS_ZONE_ID: "zone-test",
+                  CLOUDFLARE_API_TOKEN: "test-cloudflare-token",
+                  CLOUDFLARE_API_BASE: "https://cf-api.test/client/v4",
+                  MTA_STS_ID_ZONE: "sts-id.test",
+                  MTA_STS_CNAME_TARGET: "hosting.test",
                 },
               },
             }),

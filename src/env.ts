@@ -32,6 +32,14 @@ export interface Env {
   NOTIFY_FROM?: string;
   /** PagerDuty Events API v2 endpoint: the US service by default; EU accounts use https://events.eu.pagerduty.com/v2/enqueue. */
   PAGERDUTY_EVENTS_URL?: string;
+  /** Hosted MTA-STS (issue 32): the Cloudflare for SaaS zone (custom hostnames, and the `_mta-sts` id records
+   *  under MTA_STS_ID_ZONE, a name inside that zone), the API token (secret), the API base, and the name
+   *  customers point `mta-sts.<domain>` at with a CNAME. */
+  CF_SAAS_ZONE_ID?: string;
+  CLOUDFLARE_API_TOKEN?: string;
+  CLOUDFLARE_API_BASE?: string;
+  MTA_STS_ID_ZONE?: string;
+  MTA_STS_CNAME_TARGET?: string;
   /** "true" in local development only: sign-in and invitation mail is kept at /dev/outbox. */
   DEV_OUTBOX?: string;
   /** OAuth clients, grants and tokens of the agent endpoint (workers-oauth-provider storage, docs/decisions.md D44). */

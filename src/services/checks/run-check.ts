@@ -29,6 +29,7 @@ import { domainStore } from "../domains/domain-store";
 import { checkIntervalMs, FAILED_RETRY_MS } from "../domains/schedule";
 import { tlsRptRua } from "../tls-reports/address";
 import { defaultLists } from "../../core/dnsbl/zones";
+import { hostedDriftAfterCheck } from "../mta-sts-hosting/drift";
 
 export type CheckOutcome =
   | { recorded: false; reason: "duplicate" | "no_domain" | "not_verified" | "superseded" }
@@ -211,6 +212,8 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   const exp = expiryAlert(ctx, expiresAt, now);
   if (exp) alertDrafts.push(exp);
   const alertUpserts = upsertAlerts(db, alertDrafts, now, alertDrafts.length > 0 ? await openAlertKeys(db, domain.teamId, domain.id) : new Set());
+  // A hosted MTA-STS policy: what senders see (the id in DNS, the fetched policy) against what we serve.
+  const hosted = await hostedDriftAfterCheck(svc, domain.id, analysis.parts.mta_sts, now);
 
   const built = events.map((e) => buildEvent(db, e, now));
   const recorded: typeof checks.$inferSelect = {
@@ -246,6 +249,7 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
     ...inventory.statements,
     ...built.map((b) => b.statement),
     ...alertUpserts.statements,
+    ...hosted.statements,
     db
       .update(domains)
       .set({
@@ -261,7 +265,7 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
       .where(eq(domains.id, domain.id)),
   ];
   // D1 batch = one transaction: a concurrent redelivery fails on the checks primary key and changes nothing.
-  const eventIds = [...built.map((b) => b.id), ...alertUpserts.eventIds];
+  const eventIds = [...built.map((b) => b.id), ...alertUpserts.eventIds, ...hosted.eventIds];
   await commitAll(svc, statements, eventIds);
   // A quiet check is copied from memory; one with diffs reads them back (their ids are D1's).
   await archiveAfterCheck(svc, domain, changes.length === 0 ? recorded : undefined);

@@ -1,0 +1,6 @@
+// The refusals hosting shares between its verbs, in the one error model (src/lib/errors.ts).
+import { conflict } from "../../lib/errors";
+
+export const domainNotVerified = () => conflict("Verify the domain's ownership record before hosting its MTA-STS policy.", "domain_not_verified");
+export const notHosted = () => conflict("MTA-STS hosting is not on for this domain: turn it on first (PUT).");
+export const nameTaken = (name: string) => conflict(`Another team already hosts the MTA-STS policy of ${name}.`);

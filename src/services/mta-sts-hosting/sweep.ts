@@ -1,0 +1,129 @@
+// The every-minute hosting sweep (cron): (1) retiring rows past safe_to_remove_at lose their custom
+// hostname, id record and row (RFC 8461 §8.3 step 3); (2) rows whose Cloudflare state is not final, or
+// whose id record lags the policy id, are synced again; (3) the id senders see in DNS is read for rows
+// not looked at lately, raising or resolving the stale-id alert (drift.ts). Each step takes a bounded
+// batch, so a large backlog drains over several minutes. Does I/O (D1, DNS, Cloudflare API).
+import { and, eq, isNull, lte, ne, or, sql } from "drizzle-orm";
+import { compareServed } from "../../core/mta-sts/hosting";
+import { isStsCandidate, parseStsRecord } from "../../core/mta-sts/policy";
+import { hostedMtaSts } from "../../db/schema";
+import type { Services } from "../../services";
+import { autoResolve, openAlertsOfKind } from "../alerts/auto-resolve";
+import { audit } from "../audit-when";
+import { commit, commitAll } from "../commit";
+import { systemContext } from "../context";
+import { driftWrites } from "./drift";
+import { type HostedRow, idHost, servedPolicy } from "./rows";
+import { removeExternal, syncExternal } from "./sync";
+
+const BATCH = 25;
+/** A pending certificate is looked at again after this long (validation takes minutes). */
+const HOSTNAME_RECHECK_MS = 5 * 60_000;
+/** How often the published id is read when nothing changed. */
+const PUBLISHED_RECHECK_MS = 15 * 60_000;
+
+async function removeRetired(svc: Services, now: Date): Promise<number> {
+  const due = await svc.db
+    .select()
+    .from(hostedMtaSts)
+    .where(and(eq(hostedMtaSts.state, "retiring"), lte(hostedMtaSts.safeToRemoveAt, now)))
+    .limit(BATCH)
+    .all();
+  let removed = 0;
+  for (const row of due) {
+    try {
+      await removeExternal(svc, row);
+    } catch (e) {
+      console.error(JSON.stringify({ level: "error", msg: "mta-sts hosting removal", domain_id: row.domainId, error: String(e) }));
+      continue;
+    }
+    const domain = { id: row.domainId, name: row.domainName };
+    const resolves = (await openAlertsOfKind(svc.db, row.teamId, domain, "hosting"))
+      .filter((a) => a.subject.startsWith("mta_sts."))
+      .map((a) => autoResolve(svc.db, a, now));
+    await commit(
+      svc,
+      [
+        svc.db.delete(hostedMtaSts).where(and(eq(hostedMtaSts.domainId, row.domainId), eq(hostedMtaSts.state, "retiring"))),
+        audit(svc, systemContext(row.teamId), {
+          verb: "mta_sts_hosting.remove",
+          target: { type: "domain", id: row.domainId },
+          summary: `${row.domainName}: hosting removed after mode none ran its course (RFC 8461 §8.3)`,
+        }),
+        ...resolves.flatMap((r) => r.statements),
+      ],
+      resolves.map((r) => r.eventId),
+    );
+    removed++;
+  }
+  return removed;
+}
+
+async function resync(svc: Services, now: Date): Promise<number> {
+  const stale = new Date(now.getTime() - HOSTNAME_RECHECK_MS);
+  const rows = await svc.db
+    .select()
+    .from(hostedMtaSts)
+    .where(
+      and(
+        or(
+          isNull(hostedMtaSts.customHostnameId),
+          ne(hostedMtaSts.hostnameStatus, "active"),
+          ne(hostedMtaSts.certificateStatus, "active"),
+          isNull(hostedMtaSts.certificateStatus),
+          sql`json_extract(${hostedMtaSts.hostnameDetails}, '$.idRecordSynced') IS NOT ${hostedMtaSts.policyId} AND ${hostedMtaSts.idDelivery} = 'cname'`,
+        ),
+        or(
+          isNull(hostedMtaSts.hostnameCheckedAt),
+          lte(hostedMtaSts.hostnameCheckedAt, stale),
+          sql`json_extract(${hostedMtaSts.hostnameDetails}, '$.apiError') IS NOT NULL`,
+        ),
+      ),
+    )
+    .limit(BATCH)
+    .all();
+  for (const row of rows) await syncExternal(svc, row, true);
+  return rows.length;
+}
+
+/** The id in `_mta-sts.<domain>` TXT as senders resolve it; undefined when DNS failed (never "stale"). */
+async function publishedId(svc: Services, row: HostedRow): Promise<string | null | undefined> {
+  const answer = await svc.createResolver().query(idHost(row.domainName), "TXT");
+  if (answer.kind === "temperror") return undefined;
+  const sts = answer.kind === "records" ? answer.records.filter(isStsCandidate) : [];
+  if (sts.length !== 1) return null;
+  const parsed = parseStsRecord(sts[0] ?? "");
+  return parsed.ok ? parsed.value.id : null;
+}
+
+async function checkPublished(svc: Services, now: Date): Promise<number> {
+  const rows = await svc.db
+    .select()
+    .from(hostedMtaSts)
+    .where(
+      or(
+        isNull(hostedMtaSts.publishedCheckedAt),
+        lte(hostedMtaSts.publishedCheckedAt, new Date(now.getTime() - PUBLISHED_RECHECK_MS)),
+        sql`${hostedMtaSts.publishedCheckedAt} < ${hostedMtaSts.policyChangedAt}`,
+      ),
+    )
+    .orderBy(hostedMtaSts.publishedCheckedAt)
+    .limit(BATCH)
+    .all();
+  for (const row of rows) {
+    const id = await publishedId(svc, row);
+    const w = await driftWrites(svc, row, compareServed({ id: row.policyId, policy: servedPolicy(row) }, id, undefined), id, now);
+    // Unknown DNS: still mark the row looked at, so one failing name does not hold the batch.
+    if (id === undefined) w.statements.push(svc.db.update(hostedMtaSts).set({ publishedCheckedAt: now }).where(eq(hostedMtaSts.domainId, row.domainId)));
+    await commitAll(svc, w.statements, w.eventIds);
+  }
+  return rows.length;
+}
+
+export async function sweepMtaStsHosting(svc: Services): Promise<{ removed: number; synced: number; checked: number }> {
+  const now = svc.clock.now();
+  const removed = await removeRetired(svc, now);
+  const synced = await resync(svc, now);
+  const checked = await checkPublished(svc, now);
+  return { removed, synced, checked };
+}

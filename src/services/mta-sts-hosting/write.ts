@@ -1,0 +1,77 @@
+// The one write of a hosted policy: the row (new id, RFC 8461 §3.1) and its audit entry in one D1 batch,
+// then Cloudflare brought in line (sync.ts). Shared by enable/update, enforce and retire. Does I/O.
+import { and, eq, ne } from "drizzle-orm";
+import { newPolicyId } from "../../core/mta-sts/hosting";
+import { hostedMtaSts } from "../../db/schema";
+import type { Services } from "../../services";
+import { audit as auditEntry } from "../audit-when";
+import { commit } from "../commit";
+import type { ServiceContext } from "../context";
+import type { DomainRow } from "../domains/get-domain";
+import { nameTaken } from "./errors";
+import type { HostedRow } from "./rows";
+import { syncExternal } from "./sync";
+
+export type RowValues = Omit<
+  typeof hostedMtaSts.$inferInsert,
+  "domainId" | "teamId" | "domainName" | "policyId" | "policyChangedAt" | "createdAt" | "updatedAt"
+>;
+
+export interface PolicyWrite {
+  verb: "mta_sts_hosting.enable" | "mta_sts_hosting.update" | "mta_sts_hosting.enforce" | "mta_sts_hosting.disable";
+  summary: string;
+  /** False: only settings that are not part of the policy changed (the id stays). */
+  newId: boolean;
+}
+
+const randomBytes = () => crypto.getRandomValues(new Uint8Array(6));
+
+/** One team hosts a name (the unique index would refuse the insert anyway; this gives the 409 its words). */
+async function assertNameFree(svc: Services, domain: DomainRow): Promise<void> {
+  const other = await svc.db
+    .select({ id: hostedMtaSts.domainId })
+    .from(hostedMtaSts)
+    .where(and(eq(hostedMtaSts.domainName, domain.name), ne(hostedMtaSts.domainId, domain.id)))
+    .get();
+  if (other) throw nameTaken(domain.name);
+}
+
+export async function writePolicy(
+  svc: Services,
+  ctx: ServiceContext,
+  domain: DomainRow,
+  existing: HostedRow | undefined,
+  values: RowValues,
+  w: PolicyWrite,
+): Promise<HostedRow> {
+  const now = svc.clock.now();
+  const policyId = w.newId || !existing ? newPolicyId(now, randomBytes(), existing?.policyId ?? null) : existing.policyId;
+  const policyChangedAt = w.newId || !existing ? now : existing.policyChangedAt;
+  // The audit entry (docs/audit.md) joins the same batch as the change.
+  const audit = auditEntry(svc, ctx, { verb: w.verb, target: { type: "domain", id: domain.id }, summary: `${domain.name}: ${w.summary}` });
+  if (!existing) await assertNameFree(svc, domain);
+  const row = { ...values, policyId, policyChangedAt, updatedAt: now };
+  let stored: HostedRow | undefined;
+  try {
+    const [written] = await commit(svc, [
+      existing
+        ? svc.db
+            .update(hostedMtaSts)
+            .set(row)
+            .where(and(eq(hostedMtaSts.domainId, domain.id), eq(hostedMtaSts.teamId, ctx.teamId)))
+            .returning()
+        : svc.db
+            .insert(hostedMtaSts)
+            .values({ ...row, domainId: domain.id, teamId: ctx.teamId, domainName: domain.name, createdAt: now })
+            .returning(),
+      audit,
+    ]);
+    stored = written[0];
+  } catch (e) {
+    // Two teams enabling the same name at once: the unique name index refuses the second.
+    if (!existing && /UNIQUE constraint failed/i.test(String((e as { cause?: unknown })?.cause ?? e))) throw nameTaken(domain.name);
+    throw e;
+  }
+  if (!stored) throw new Error("hosted_mta_sts write returned no row");
+  return syncExternal(svc, stored, !existing);
+}
