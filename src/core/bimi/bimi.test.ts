@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
+import paypalLogo from "../../../test/fixtures/bimi-marks/paypal-logo.svg?raw";
+import paypalPem from "../../../test/fixtures/bimi-marks/paypal_vmc.pem?raw";
 import { FakeResolver } from "../../../test/support/fake-resolver";
 import { checkBimi } from "./check";
 import { bimiDmarcFindings, parseBimiRecord } from "./record";
 import { inspectSvg } from "./svg";
+import type { HttpFetch } from "../types";
 
 const REC = "v=BIMI1; l=https://brand.example/logo.svg; a=https://brand.example/vmc.pem";
 const ENFORCING = { p: "reject", sp: null, pct: null };
@@ -145,5 +148,101 @@ describe("inspectSvg", () => {
   it("allows same-document fragment hrefs", () => {
     const s = GOOD_SVG.replace("<path", '<use href="#p"/><path id="p"');
     expect(inspectSvg(s, s.length)).toEqual([]);
+  });
+});
+
+describe("inspectSvg: the rest of the SVG Tiny PS profile, each finding with what to change", () => {
+  const svg = (inner: string, root = 'version="1.2" baseProfile="tiny-ps" viewBox="0 0 100 100"') =>
+    `<svg xmlns="http://www.w3.org/2000/svg" ${root}><title>Brand</title>${inner}</svg>`;
+  const cases: [string, string, string][] = [
+    ["animation", svg('<rect><animateTransform attributeName="transform"/></rect>'), "bimi.svg-animation"],
+    ["a raster image", svg('<image href="#i"/>'), "bimi.svg-raster-image"],
+    ["a link", svg('<a href="#r"><rect id="r"/></a>'), "bimi.svg-interactive"],
+    ["a focusable element", svg('<rect focusable="true"/>'), "bimi.svg-interactive"],
+    ["no viewBox", svg("<rect/>", 'version="1.2" baseProfile="tiny-ps"'), "bimi.svg-no-viewbox"],
+    ["a wide viewBox", svg("<rect/>", 'version="1.2" baseProfile="tiny-ps" viewBox="0 0 200 100"'), "bimi.svg-not-square"],
+    ["not SVG at all", "<html></html>", "bimi.svg-not-svg"],
+  ];
+  for (const [name, text, rule] of cases) {
+    it(name, () => {
+      const found = inspectSvg(text, text.length);
+      expect(rules(found)).toEqual([rule]);
+      expect(found[0]?.fix).toBeTruthy();
+      expect(found[0]?.severity).not.toBe("Info");
+    });
+  }
+  it("a comment is not content: a commented-out script is no script", () => {
+    const s = svg("<!-- <script>alert(1)</script> --><rect/>");
+    expect(inspectSvg(s, s.length)).toEqual([]);
+  });
+});
+
+describe("checkBimi with the mark certificate at a=", () => {
+  const PAYPAL = "v=BIMI1; l=https://paypal.example/logo.svg; a=https://paypal.example/vmc.pem";
+  const zone = () => new FakeResolver({ "default._bimi.paypal.com": { TXT: [PAYPAL] } });
+  const serve =
+    (files: Record<string, string | number>): HttpFetch =>
+    async (input) => {
+      const url = typeof input === "string" ? input : input.url;
+      const body = files[url];
+      if (body === undefined) throw new TypeError("network");
+      return typeof body === "number" ? new Response(null, { status: body }) : new Response(body, { status: 200 });
+    };
+  const files = { "https://paypal.example/logo.svg": paypalLogo, "https://paypal.example/vmc.pem": paypalPem };
+  const at = (iso: string) => new Date(iso);
+
+  it("a valid VMC with its own logo at l=: no finding, the report kept", async () => {
+    const r = await checkBimi("paypal.com", zone(), { dmarc: ENFORCING, fetch: serve(files), now: at("2024-11-05T00:00:00Z") });
+    expect(r.findings).toEqual([]);
+    expect(r.mark).toMatchObject({ status: "valid", report: { kind: "VMC", valid: true } });
+  });
+  it("a logo at l= that is not the one in the certificate", async () => {
+    const other = { ...files, "https://paypal.example/logo.svg": paypalLogo.replace("PayPal", "PayPaI") };
+    const r = await checkBimi("paypal.com", zone(), { dmarc: ENFORCING, fetch: serve(other), now: at("2024-11-05T00:00:00Z") });
+    expect(rules(r.findings)).toEqual(["bimi.vmc-logo-mismatch"]);
+    expect(r.findings[0]).toMatchObject({ severity: "High" });
+    expect(r.findings[0]?.fix).toMatch(/SVG file embedded/);
+  });
+  it("expiring within 30 days is a warning; expired is an error", async () => {
+    const soon = await checkBimi("paypal.com", zone(), { dmarc: ENFORCING, fetch: serve(files), now: at("2025-08-25T00:00:00Z") });
+    expect(rules(soon.findings)).toEqual(["bimi.vmc-expiring"]);
+    expect(soon.findings[0]).toMatchObject({ severity: "Medium" });
+    expect(soon.mark?.status).toBe("valid");
+    const gone = await checkBimi("paypal.com", zone(), { dmarc: ENFORCING, fetch: serve(files), now: at("2025-10-01T00:00:00Z") });
+    expect(rules(gone.findings)).toEqual(["bimi.vmc-expired"]);
+    expect(gone.mark?.status).toBe("invalid");
+  });
+  it("a certificate for another domain", async () => {
+    const res = new FakeResolver({ "default._bimi.brand.example": { TXT: [PAYPAL] } });
+    const r = await checkBimi("brand.example", res, { dmarc: ENFORCING, fetch: serve(files), now: at("2024-11-05T00:00:00Z") });
+    expect(rules(r.findings)).toEqual(["bimi.vmc-wrong-domain"]);
+  });
+  it("after the Organizational Domain fallback, the SAN is matched against the domain of the record found", async () => {
+    const r = await checkBimi("email.paypal.com", zone(), { dmarc: ENFORCING, orgDomain: org, fetch: serve(files), now: at("2024-11-05T00:00:00Z") });
+    expect(r.fromOrgDomain).toBe(true);
+    expect(r.findings).toEqual([]);
+  });
+  it("a network failure is cannot-tell (Info, unknown), never invalid; an HTTP error is a finding", async () => {
+    const down = await checkBimi("paypal.com", zone(), {
+      dmarc: ENFORCING,
+      fetch: serve({ "https://paypal.example/logo.svg": paypalLogo }),
+      now: at("2024-11-05T00:00:00Z"),
+    });
+    expect(down.mark?.status).toBe("unknown");
+    expect(down.findings.map((x) => [x.rule, x.severity])).toEqual([["bimi.vmc-fetch-failed", "Info"]]);
+    const missing = await checkBimi("paypal.com", zone(), {
+      dmarc: ENFORCING,
+      fetch: serve({ ...files, "https://paypal.example/vmc.pem": 404 }),
+      now: at("2024-11-05T00:00:00Z"),
+    });
+    expect(rules(missing.findings)).toEqual(["bimi.vmc-unavailable"]);
+  });
+  it("a file that is not a certificate", async () => {
+    const r = await checkBimi("paypal.com", zone(), {
+      dmarc: ENFORCING,
+      fetch: serve({ ...files, "https://paypal.example/vmc.pem": "<html>" }),
+      now: at("2024-11-05T00:00:00Z"),
+    });
+    expect(rules(r.findings)).toEqual(["bimi.vmc-invalid"]);
   });
 });
