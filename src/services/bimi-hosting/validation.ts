@@ -2,6 +2,7 @@
 // logo and the mark certificate's checks against that logo, made by the core validators. No I/O.
 import { type MarkReport, validateMarkCertificate } from "../../core/bimi/mark";
 import type { Finding } from "../../core/types";
+import { sha256Hex } from "../../lib/crypto";
 
 export interface CertificateCheck {
   id: string;
@@ -68,10 +69,11 @@ export function certificateReport(r: MarkReport, logoSha256: string | null): Cer
 /** Validates a PEM bundle against the hosted logo (absent: the logo checks say so) at `now`. */
 export async function validateCertificate(
   pem: string,
-  facts: { domain: string; selector: string; logoSvg: string | null; logoSha256: string | null; now: Date },
+  facts: { domain: string; selector: string; logoSvg: string | null; now: Date },
 ): Promise<CertificateReport> {
   const report = await validateMarkCertificate(pem, { domain: facts.domain, selector: facts.selector, logoSvg: facts.logoSvg, now: facts.now });
-  return certificateReport(report, facts.logoSha256);
+  // The hash of the logo as it is now (not a stored one): the bytes served are the bytes compared.
+  return certificateReport(report, facts.logoSvg === null ? null : await sha256Hex(facts.logoSvg));
 }
 
 export const parseValidation = (text: string | null): StoredValidation | null => (text === null ? null : (JSON.parse(text) as StoredValidation));

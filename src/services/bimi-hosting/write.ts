@@ -20,14 +20,11 @@ export type HostedPatch = Partial<
 export async function revalidated(
   domain: string,
   selector: string,
-  next: Pick<HostedBimiRow, "logoSvg" | "logoSha256" | "certificatePem">,
+  next: Pick<HostedBimiRow, "logoSvg" | "certificatePem">,
   logoFindings: StoredValidation["logo"],
   now: Date,
 ): Promise<StoredValidation> {
-  const certificate =
-    next.certificatePem === null
-      ? null
-      : await validateCertificate(next.certificatePem, { domain, selector, logoSvg: next.logoSvg, logoSha256: next.logoSha256, now });
+  const certificate = next.certificatePem === null ? null : await validateCertificate(next.certificatePem, { domain, selector, logoSvg: next.logoSvg, now });
   return { logo: logoFindings, certificate };
 }
 
@@ -44,7 +41,6 @@ export async function writeHosted(
   const now = svc.clock.now();
   const next = {
     logoSvg: patch.logoSvg !== undefined ? patch.logoSvg : (existing?.logoSvg ?? null),
-    logoSha256: patch.logoSha256 !== undefined ? patch.logoSha256 : (existing?.logoSha256 ?? null),
     certificatePem: patch.certificatePem !== undefined ? patch.certificatePem : (existing?.certificatePem ?? null),
   };
   const previousLogo = existing?.validation ? (JSON.parse(existing.validation) as StoredValidation).logo : null;
