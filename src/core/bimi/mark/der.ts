@@ -81,6 +81,19 @@ export function tbsBytes(cert: Uint8Array): Uint8Array | null {
   return tbs === null ? null : cert.subarray(tbs.start, tbs.end);
 }
 
+/** Issuer, subject and subjectPublicKeyInfo of a tbsCertificate (RFC 5280 §4.1), as their exact encodings. */
+export function tbsParts(tbs: Uint8Array): { issuer: Uint8Array; subject: Uint8Array; spki: Uint8Array } | null {
+  const seq = derElement(tbs, 0);
+  const kids = seq === null ? null : derChildren(tbs, seq);
+  if (kids === null) return null;
+  // version is [0] EXPLICIT and optional (absent in v1 certificates).
+  const at = tbs[kids[0]?.start ?? 0] === 0xa0 ? 1 : 0;
+  const [issuer, , subject, spki] = kids.slice(at + 2, at + 6);
+  if (!issuer || !subject || !spki) return null;
+  const bytes = (e: Element) => tbs.subarray(e.start, e.end);
+  return { issuer: bytes(issuer), subject: bytes(subject), spki: bytes(spki) };
+}
+
 export const hex = (bytes: ArrayBuffer | Uint8Array): string =>
   [...(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
 
