@@ -6,6 +6,7 @@ import { type AgentCall, registerTools } from "./kit";
 import { registerPrompts } from "./prompts";
 import { registerResources } from "./resources";
 import { auditTools } from "./tools/audit";
+import { bimiHostingTools } from "./tools/bimi-hosting";
 import { dkimTools } from "./tools/dkim";
 import { domainTools } from "./tools/domains";
 import { intelTools } from "./tools/intel";
@@ -16,7 +17,7 @@ import { webhookTools } from "./tools/webhooks";
 
 export const SERVER_INFO = { name: "emailauth-monitor", version: "1.0.0" };
 
-export const ALL_TOOLS = [...domainTools, ...dkimTools, ...messageTools, ...reportTools, ...intelTools, ...webhookTools, ...notificationTools, ...auditTools];
+export const ALL_TOOLS = [...domainTools, ...dkimTools, ...messageTools, ...reportTools, ...intelTools, ...webhookTools, ...notificationTools, ...bimiHostingTools, ...auditTools];
 
 const INSTRUCTIONS =
   "Monitors the email authentication (SPF, DKIM, DMARC, BIMI, MTA-STS, TLS-RPT, DANE) of the team's domains. " +
