@@ -1,0 +1,145 @@
+// Turning hosted MTA-STS off (RFC 8461 §8.3) and the stale-id alert, through the Worker's fetch and
+// scheduled exports: mode none under a new id until the largest max_age served ran out, then the sweep
+// removes the custom hostname, the id record and the row; with the plain TXT delivery the published id is
+// read over DNS and a stale one raises the "hosting" alert until it is fixed (a DNS failure never does).
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
+import worker from "../../../src/index";
+import { call, json, makeTeam } from "../../support/api";
+import { installCloudflare } from "../../support/cloudflare-api";
+import type { StubZone } from "../../support/doh-stub";
+import { insertDomain } from "../../support/factories";
+
+const path = (id: number) => `/api/v1/domains/${id}/mta-sts-hosting`;
+const mxZone = (name: string): StubZone => ({ [name]: { MX: [{ preference: 10, exchange: `mx.${name}` }] } });
+type Hosting = {
+  policy_id: string;
+  mode: string;
+  max_age: number;
+  policy_text: string;
+  retiring: { since: string; safe_to_remove_at: string; safe_now: boolean } | null;
+};
+const hostingOf = async (res: Response) => (await json<{ data: { hosting: Hosting } }>(res)).data.hosting;
+
+async function everyMinute(at = Date.now()) {
+  const ctx = createExecutionContext();
+  await worker.scheduled(createScheduledController({ cron: "* * * * *", scheduledTime: at }), env, ctx);
+  await waitOnExecutionContext(ctx);
+}
+
+const hostingAlerts = async (domainId: number) =>
+  (
+    await env.DB.prepare("SELECT subject, severity, resolved_at FROM alerts WHERE domain_id = ? AND kind = 'hosting' ORDER BY id").bind(domainId).all<{
+      subject: string;
+      severity: string;
+      resolved_at: number | null;
+    }>()
+  ).results;
+
+describe("DELETE /domains/{domain}/mta-sts-hosting (RFC 8461 §8.3)", () => {
+  it("serves mode none under a new id until the largest max_age served ran out, then the sweep removes hostname, id record and row", async () => {
+    const team = await makeTeam();
+    const d = await insertDomain(team.id);
+    const cf = installCloudflare(mxZone(d.name));
+    // Two policies: the first with two weeks, then one day. The larger one bounds the removal.
+    await call(path(d.id), { method: "PUT", token: team.full, body: { max_age: 1_209_600 } });
+    const active = await hostingOf(await call(path(d.id), { method: "PUT", token: team.full, body: { max_age: 86_400 } }));
+
+    const res = await call(path(d.id), { method: "DELETE", token: team.full });
+    expect(res.status).toBe(200);
+    const retiring = await hostingOf(res);
+    expect(retiring.mode).toBe("none");
+    expect(retiring.max_age).toBe(86_400);
+    expect(retiring.policy_id).not.toBe(active.policy_id);
+    const since = Date.parse(retiring.retiring?.since ?? "");
+    expect(Date.parse(retiring.retiring?.safe_to_remove_at ?? "") - since).toBe(1_209_600_000);
+    expect(retiring.retiring?.safe_now).toBe(false);
+    // What senders fetch now, and the id they are told to re-fetch with.
+    const served = await worker.fetch(new Request(`https://mta-sts.${d.name}/.well-known/mta-sts.txt`), env, {} as ExecutionContext);
+    expect(await served.text()).toBe(`version: STSv1\r\nmode: none\r\nmx: mx.${d.name}\r\nmax_age: 86400\r\n`);
+    expect([...cf.records.values()].find((r) => r.name === `${d.name}.sts-id.test`)?.content).toBe(`"v=STSv1; id=${retiring.policy_id}"`);
+    // Idempotent while retiring: the same id and time.
+    expect((await hostingOf(await call(path(d.id), { method: "DELETE", token: team.full }))).policy_id).toBe(retiring.policy_id);
+
+    // A day later the two-week policy may still be cached: nothing is removed.
+    await everyMinute();
+    vi.useFakeTimers({ toFake: ["Date"], now: since + 86_400_000 + 60_000 });
+    await everyMinute();
+    expect(await env.DB.prepare("SELECT state FROM hosted_mta_sts WHERE domain_id = ?").bind(d.id).first()).toEqual({ state: "retiring" });
+    expect(cf.hostnames.size).toBe(1);
+
+    vi.setSystemTime(since + 1_209_600_000 + 60_000);
+    await everyMinute();
+    vi.useRealTimers();
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM hosted_mta_sts WHERE domain_id = ?").bind(d.id).first()).toEqual({ n: 0 });
+    expect(cf.hostnames.size).toBe(0);
+    expect([...cf.records.values()].filter((r) => r.name === `${d.name}.sts-id.test`)).toEqual([]);
+    expect(cf.calls.some((c) => c.method === "DELETE" && c.path.startsWith("/custom_hostnames/"))).toBe(true);
+    expect(cf.calls.some((c) => c.method === "DELETE" && c.path.startsWith("/dns_records/"))).toBe(true);
+    const verbs = await env.DB.prepare("SELECT verb, actor_kind FROM audit_entries WHERE team_id = ? AND verb LIKE 'mta_sts_hosting.%' ORDER BY seq")
+      .bind(team.id)
+      .all();
+    expect(verbs.results).toEqual([
+      { verb: "mta_sts_hosting.enable", actor_kind: "token" },
+      { verb: "mta_sts_hosting.update", actor_kind: "token" },
+      { verb: "mta_sts_hosting.disable", actor_kind: "token" },
+      { verb: "mta_sts_hosting.remove", actor_kind: "system" },
+    ]);
+    // The policy host is gone with the row: the app answers.
+    const after = await worker.fetch(new Request(`https://mta-sts.${d.name}/.well-known/mta-sts.txt`), env, {} as ExecutionContext);
+    expect(after.status).toBe(404);
+    expect(after.headers.get("content-type")).toContain("application/json");
+  });
+
+  it("a PUT while retiring turns hosting back on with a new id; DELETE without hosting is 409", async () => {
+    const team = await makeTeam();
+    const d = await insertDomain(team.id);
+    installCloudflare(mxZone(d.name));
+    expect((await call(path(d.id), { method: "DELETE", token: team.full })).status).toBe(409);
+    await call(path(d.id), { method: "PUT", token: team.full, body: {} });
+    const retiring = await hostingOf(await call(path(d.id), { method: "DELETE", token: team.full }));
+    const back = await hostingOf(await call(path(d.id), { method: "PUT", token: team.full, body: {} }));
+    expect(back.mode).toBe("testing");
+    expect(back.retiring).toBeNull();
+    expect(back.policy_id).not.toBe(retiring.policy_id);
+  });
+});
+
+describe("the stale-id alert (plain TXT delivery)", () => {
+  it("raises while the published id is not ours, never on a DNS failure, and resolves once it is", async () => {
+    const team = await makeTeam();
+    const d = await insertDomain(team.id);
+    const zone: StubZone = { ...mxZone(d.name), [`_mta-sts.${d.name}`]: { TXT: ["v=STSv1; id=20250101000000"] } };
+    const cf = installCloudflare(zone);
+    const hosting = await hostingOf(await call(path(d.id), { method: "PUT", token: team.full, body: { id_delivery: "txt" } }));
+    // The TXT delivery: nothing is written to the operator's zone.
+    expect(cf.calls.filter((c) => c.path === "/dns_records" && c.method === "POST")).toEqual([]);
+
+    // DNS fails: unknown, never stale.
+    cf.stub.setFault(`_mta-sts.${d.name}`, "TXT", "servfail");
+    await everyMinute();
+    expect(await hostingAlerts(d.id)).toEqual([]);
+    cf.stub.setFault(`_mta-sts.${d.name}`, "TXT", null);
+
+    // The check after a policy change (published checked before the change) reads the old id: stale.
+    const t0 = Date.now();
+    vi.useFakeTimers({ toFake: ["Date"], now: t0 + 16 * 60_000 });
+    await everyMinute();
+    const open = await hostingAlerts(d.id);
+    expect(open).toEqual([{ subject: "mta_sts.id", severity: "Medium", resolved_at: null }]);
+    const row = await env.DB.prepare("SELECT published_id FROM hosted_mta_sts WHERE domain_id = ?").bind(d.id).first();
+    expect(row).toEqual({ published_id: "20250101000000" });
+    const body = await env.DB.prepare("SELECT body FROM alerts WHERE domain_id = ? AND kind = 'hosting'").bind(d.id).first<{ body: string }>();
+    expect(body?.body).toContain(`v=STSv1; id=${hosting.policy_id}`);
+
+    // The user publishes the new id: the next look resolves the alert.
+    zone[`_mta-sts.${d.name}`] = { TXT: [`v=STSv1; id=${hosting.policy_id}`] };
+    vi.setSystemTime(t0 + 32 * 60_000);
+    await everyMinute();
+    vi.useRealTimers();
+    const after = await hostingAlerts(d.id);
+    expect(after).toHaveLength(1);
+    expect(after[0]?.resolved_at).not.toBeNull();
+  });
+});
