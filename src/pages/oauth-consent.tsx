@@ -141,6 +141,8 @@ export function oauthConsentPages() {
       const approved = await oauth.approveConsent(c.req.raw, handle, { scope: [scope] });
       const client = await oauth.lookupClient(approved.request.clientId);
       grant.metadata.clientName = client?.clientName ?? approved.request.clientId;
+      // The props name the client too (the agent's audit label): known only now, from the registration.
+      grant.props.clientName = grant.metadata.clientName.slice(0, 100);
       const { redirectTo } = await oauth.completeAuthorization({
         request: approved.request,
         userId: String(s.user.id),

@@ -75,8 +75,8 @@ export async function createDomain(svc: Services, ctx: ServiceContext, input: Cr
     const entry = auditWhen(
       svc,
       ctx,
-      { verb: "domain.create", target: { type: "domain", id: name.value }, summary: `added ${name.value}${values.client ? ` (client ${values.client})` : ""}` },
-      { when: sql`changes() > 0` },
+      { verb: "domain.create", target: { type: "domain", id: 0 }, summary: `added ${name.value}${values.client ? ` (client ${values.client})` : ""}` },
+      { when: sql`changes() > 0`, targetId: sql`last_insert_rowid()` },
     );
     const [inserted] = await commit(svc, [insert, entry, event.statement], ([rows]) => (rows.length > 0 ? [event.id] : []));
     row = inserted[0];

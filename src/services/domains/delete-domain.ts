@@ -25,7 +25,7 @@ export async function deleteDomain(svc: Services, ctx: ServiceContext, domainId:
       event.statement,
       audit(svc, ctx, {
         verb: "domain.delete",
-        target: { type: "domain", id: domain.name },
+        target: { type: "domain", id: domain.id },
         summary: `deleted ${domain.name} and its reports, checks and alerts`,
       }),
       svc.db.delete(domains).where(and(eq(domains.id, domain.id), eq(domains.teamId, teamId))),

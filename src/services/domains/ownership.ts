@@ -103,7 +103,7 @@ async function unverify(svc: Services, d: typeof domains.$inferSelect, since: Da
     systemContext(d.teamId),
     {
       verb: "domain.unverify",
-      target: { type: "domain", id: d.name },
+      target: { type: "domain", id: d.id },
       summary: `ownership of ${d.name} no longer verified: TXT at ${record.host} missing since ${since.toISOString().slice(0, 10)}`,
     },
     { when: sql`EXISTS (SELECT 1 FROM domains WHERE id = ${d.id} AND verified = 1)` },

@@ -17,7 +17,7 @@ export async function requestCheck(svc: Services, ctx: ServiceContext, domainId:
     auditWhen(
       svc,
       ctx,
-      { verb: "domain.check", target: { type: "domain", id: domain.name }, summary: `check of ${domain.name} requested (${fresh})` },
+      { verb: "domain.check", target: { type: "domain", id: domain.id }, summary: `check of ${domain.name} requested (${fresh})` },
       { when: sql`EXISTS (SELECT 1 FROM domains WHERE id = ${domain.id} AND pending_check_id = ${fresh})` },
     ),
   ]);

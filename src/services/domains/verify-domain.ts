@@ -54,7 +54,7 @@ export async function verifyDomain(svc: Services, ctx: ServiceContext, domainId:
   const entry = auditWhen(
     svc,
     ctx,
-    { verb: "domain.verify", target: { type: "domain", id: domain.name }, summary: `ownership of ${domain.name} verified (TXT at ${expected.host})` },
+    { verb: "domain.verify", target: { type: "domain", id: domain.id }, summary: `ownership of ${domain.name} verified (TXT at ${expected.host})` },
     { when: sql`EXISTS (SELECT 1 FROM domains WHERE id = ${domain.id} AND verified = 0)` },
   );
   const [, , updated] = await commit(
