@@ -8,6 +8,7 @@ import { ApiError, internalError } from "../lib/errors";
 import { assetRoutes } from "./assets/serve";
 import { agentAccessPages } from "./agent-access";
 import { alertPages } from "./alerts";
+import { bimiHostingPages } from "./bimi-hosting";
 import { webhookPages } from "./webhooks";
 import { webhookEndpointPages } from "./webhooks-endpoint";
 import { devOutboxPages } from "./dev-outbox";
@@ -105,6 +106,7 @@ export function pageRoutes() {
   pages.route("/", dmarcPages());
   pages.route("/", dmarcFailurePages());
   pages.route("/", tlsPages());
+  pages.route("/", bimiHostingPages());
   pages.route("/", dmarcSourcePages());
   pages.route("/", unsubscribePages());
   pages.route("/", digestSettingsPages());

@@ -83,6 +83,7 @@ fieldset.events{min-width:0}.event-groups{display:grid;grid-template-columns:rep
 table.stack,table.stack tbody,table.stack tr{display:block;width:100%}table.stack tr{border:1px solid var(--line);border-radius:6px;margin:0 0 .75rem;padding:.3rem .6rem}
 table.stack td{display:block;position:relative;border:none;padding:.3rem 0 .3rem 40%;min-height:1.8rem;overflow-wrap:anywhere}
 table.stack td[data-label]::before{content:attr(data-label);position:absolute;left:0;top:.35rem;width:37%;font:600 .85rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:var(--muted)}table.stack td:not([data-label]){padding-left:0}}
+.logo-preview{display:flex;flex-wrap:wrap;gap:1.5rem;align-items:flex-end}.logo-preview figure{margin:0;text-align:center}.logo-preview img{display:block;width:40px;height:40px;background:#fff;border:1px solid var(--line);object-fit:contain}.logo-preview img.large{width:96px;height:96px}.logo-preview img.circle{border-radius:50%}.logo-preview img.square{border-radius:18%}
 footer{max-width:1100px;margin:2rem auto;padding:0 1.25rem;color:var(--muted);font-size:.85rem}
 @media (max-width:640px){main{padding:.75rem}header.top{padding:.6rem .75rem}header.top .who{margin-left:0;width:100%}th,td{padding:.4rem .3rem}h1{font-size:1.35rem}}
 `;
