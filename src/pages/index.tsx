@@ -9,6 +9,7 @@ import { assetRoutes } from "./assets/serve";
 import { agentAccessPages } from "./agent-access";
 import { alertPages } from "./alerts";
 import { bimiHostingPages } from "./bimi-hosting";
+import { hostingPages } from "./hosting";
 import { webhookPages } from "./webhooks";
 import { webhookEndpointPages } from "./webhooks-endpoint";
 import { devOutboxPages } from "./dev-outbox";
@@ -106,6 +107,7 @@ export function pageRoutes() {
   pages.route("/", dmarcPages());
   pages.route("/", dmarcFailurePages());
   pages.route("/", tlsPages());
+  pages.route("/", hostingPages());
   pages.route("/", bimiHostingPages());
   pages.route("/", dmarcSourcePages());
   pages.route("/", unsubscribePages());

@@ -33,7 +33,9 @@ describe("the MTA-STS part of a hosted domain's check", () => {
     // HTTPS to mta-sts.<domain>: this Worker answers (Cloudflare for SaaS), unless a test serves a stale copy.
     installCloudflare(zone, async (req) => {
       if (new URL(req.url).host !== `mta-sts.${d.name}`) return new Response("not found", { status: 404 });
-      return stale !== null ? new Response(stale, { headers: { "content-type": "text/plain" } }) : worker.fetch(req, env, {} as ExecutionContext);
+      return stale !== null
+        ? new Response(stale, { headers: { "content-type": "text/plain" } })
+        : worker.fetch(req as Parameters<typeof worker.fetch>[0], env, {} as ExecutionContext);
     });
     const put = await call(`/api/v1/domains/${d.id}/mta-sts-hosting`, { method: "PUT", token: team.full, body: { id_delivery: "cname" } });
     const hosting = (await json<{ data: { hosting: { policy_id: string } } }>(put)).data.hosting;
