@@ -9,6 +9,7 @@ import { auditTools } from "./tools/audit";
 import { bimiHostingTools } from "./tools/bimi-hosting";
 import { dkimTools } from "./tools/dkim";
 import { domainTools } from "./tools/domains";
+import { hostingTools } from "./tools/hosting";
 import { intelTools } from "./tools/intel";
 import { messageTools } from "./tools/messages";
 import { notificationTools } from "./tools/notifications";
@@ -17,7 +18,7 @@ import { webhookTools } from "./tools/webhooks";
 
 export const SERVER_INFO = { name: "emailauth-monitor", version: "1.0.0" };
 
-export const ALL_TOOLS = [...domainTools, ...dkimTools, ...messageTools, ...reportTools, ...intelTools, ...webhookTools, ...notificationTools, ...bimiHostingTools, ...auditTools];
+export const ALL_TOOLS = [...domainTools, ...dkimTools, ...messageTools, ...reportTools, ...intelTools, ...webhookTools, ...notificationTools, ...bimiHostingTools, ...hostingTools, ...auditTools];
 
 const INSTRUCTIONS =
   "Monitors the email authentication (SPF, DKIM, DMARC, BIMI, MTA-STS, TLS-RPT, DANE) of the team's domains. " +
