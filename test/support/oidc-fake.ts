@@ -102,7 +102,13 @@ export async function installFakeProvider(): Promise<FakeProvider> {
     const authorization = req.headers.get("authorization");
     tokenRequests.push({ body, authorization });
     const expected = `Basic ${btoa(`${encodeURIComponent(CLIENT_ID)}:${encodeURIComponent(CLIENT_SECRET)}`)}`;
-    if (authorization !== expected) return Response.json({ error: "invalid_client" }, { status: 401 });
+    const basicOk = authorization === expected;
+    const postOk = authorization === null && body.get("client_id") === CLIENT_ID && body.get("client_secret") === CLIENT_SECRET;
+    // The method must be one the discovery document lists (absent means client_secret_basic, Discovery §3).
+    const methods = (discovery.token_endpoint_auth_methods_supported as string[] | undefined) ?? ["client_secret_basic"];
+    if (!((basicOk && methods.includes("client_secret_basic")) || (postOk && methods.includes("client_secret_post")))) {
+      return Response.json({ error: "invalid_client" }, { status: 401 });
+    }
     const code = body.get("code") ?? "";
     const grant = grants.get(code);
     grants.delete(code);

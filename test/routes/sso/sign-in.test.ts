@@ -116,6 +116,32 @@ describe("sign-in through the provider", () => {
     expect(html).toContain("did not sign you in (access_denied: User cancelled)");
   });
 
+  it("authenticates with client_secret_post when the provider lists only that (Core §9)", async () => {
+    fake.discovery.token_endpoint_auth_methods_supported = ["client_secret_post"];
+    const t = await ssoTeam(fake);
+    const member = await insertMember(t.teamId, "viewer", `po-${crypto.randomUUID().slice(0, 6)}@${t.domain}`);
+    const { res } = await ssoSignIn(fake, member.email);
+    expect(res.status).toBe(303);
+    const request = fake.tokenRequests.at(-1);
+    expect(request?.authorization).toBeNull();
+    expect(request?.body.get("client_secret")).toBe(CLIENT_SECRET);
+  });
+
+  it("refuses when the token endpoint refuses the code (a wrong PKCE verifier is the provider's invalid_grant)", async () => {
+    const t = await ssoTeam(fake);
+    const member = await insertMember(t.teamId, "viewer", `pk-${crypto.randomUUID().slice(0, 6)}@${t.domain}`);
+    const b = new Browser();
+    const start = await b.fetch(`/sso/start?email=${encodeURIComponent(member.email)}`);
+    const location = new URL(start.headers.get("location") ?? "");
+    // The provider saw another challenge than the one the Worker's verifier hashes to.
+    location.searchParams.set("code_challenge", "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
+    const code = fake.authorize(location.href);
+    const res = await b.fetch(`/sso/callback?code=${code}&state=${location.searchParams.get("state")}`);
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("refused to redeem the sign-in (invalid_grant)");
+    expect(await sessionsOf(member.email)).toBe(0);
+  });
+
   it("answers 404 for an address whose domain has no verified single sign-on", async () => {
     const res = await new Browser().fetch("/sso/start?email=someone@nowhere-sso.example");
     expect(res.status).toBe(404);
