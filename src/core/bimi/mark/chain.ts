@@ -40,6 +40,7 @@ export async function buildChain(bundle: ParsedCertificate[], anchors: Anchor[],
     if (sameAsAnchor && depth > 0) return done(path, sameAsAnchor, problems);
     // A self-issued leaf is refused whatever its name: only a CA-issued certificate can certify a mark.
     const candidates = depth === 0 && selfIssued(current) ? [] : anchors.filter((a) => sameBytes(a.cert.subjectDer, current.issuerDer));
+    let forged: string | null = null;
     for (const anchor of candidates) {
       const v = await verifySignature(current, anchor.cert);
       if (v.ok) {
@@ -47,6 +48,15 @@ export async function buildChain(bundle: ParsedCertificate[], anchors: Anchor[],
         path.push(anchor.cert);
         return done(path, anchor, problems);
       }
+      forged = `a certificate names the BIMI root "${anchor.name}" as its issuer, but ${v.reason} with that root's key`;
+    }
+    if (forged !== null && !unused.some((c) => sameBytes(c.subjectDer, current.issuerDer))) {
+      return {
+        path,
+        root: null,
+        chain: { id: "chain", ok: false, message: `The chain is broken: ${forged}.`, fix: CHAIN_FIX },
+        trust: { id: "trusted-root", ok: false, message: "No BIMI-trusted root signed this chain.", fix: TRUST_FIX },
+      };
     }
     if (selfIssued(current)) {
       const what = depth === 0 ? "the certificate is self-signed" : "the chain ends at a self-signed root that no BIMI issuer uses";

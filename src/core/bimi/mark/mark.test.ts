@@ -13,14 +13,14 @@ import { validateMarkCertificate } from ".";
 const PAYPAL_NOW = new Date("2024-11-05T06:50:13Z");
 const failed = (r: { checks: { id: string; ok: boolean | null }[] }) => r.checks.filter((c) => c.ok !== true).map((c) => c.id);
 
-/** The PEM with one byte of the first certificate's signature changed (its last byte). */
-function forge(pem: string): string {
-  const [first, ...rest] = pem.split("-----END CERTIFICATE-----");
-  const b64 = (first ?? "").replace(/-----BEGIN CERTIFICATE-----|\s/g, "");
+/** The PEM with one byte of certificate `index`'s signature changed (its last byte). */
+function forge(pem: string, index = 0): string {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  const b64 = (blocks[index] ?? "").replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, "");
   const der = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
   der[der.length - 1] = (der[der.length - 1] ?? 0) ^ 1;
-  const again = btoa(String.fromCharCode(...der)).replace(/.{64}/g, "$&\n");
-  return [`-----BEGIN CERTIFICATE-----\n${again}\n`, ...rest].join("-----END CERTIFICATE-----");
+  blocks[index] = `-----BEGIN CERTIFICATE-----\n${btoa(String.fromCharCode(...der)).replace(/.{64}/g, "$&\n")}\n-----END CERTIFICATE-----`;
+  return `${blocks.join("\n")}\n`;
 }
 
 describe("validateMarkCertificate in workerd", () => {
@@ -67,6 +67,13 @@ describe("validateMarkCertificate in workerd", () => {
       roots: [ecdsaRoot],
     });
     expect(failed(ec)).toEqual(["chain"]);
+  });
+  it("refuses an intermediate that names a BIMI root as issuer but was not signed by it", async () => {
+    // PayPal's bundle is leaf, intermediate, root: keep leaf and a forged intermediate, so the root must come from the store.
+    const blocks = forge(paypal, 1).match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+    const r = await validateMarkCertificate(`${blocks.slice(0, 2).join("\n")}\n`, { domain: "paypal.com", selector: "default", now: PAYPAL_NOW });
+    expect(failed(r)).toEqual(["chain", "trusted-root"]);
+    expect(r.checks.find((c) => c.id === "chain")?.message).toMatch(/names the BIMI root "digicert.pem" as its issuer/);
   });
   it("a logo that differs only in whitespace is still a mismatch, and says so", async () => {
     const r = await validateMarkCertificate(paypal, { domain: "paypal.com", selector: "default", now: PAYPAL_NOW, logoSvg: paypalLogo.replace(/\n/g, "\r\n") });
