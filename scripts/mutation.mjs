@@ -807,6 +807,41 @@ export const MUTATIONS = [
     to: "return;",
     tests: ["test/notify/pipeline.test.ts"],
   },
+  {
+    name: "audit: a domain's creation leaves no entry",
+    file: "src/services/domains/create-domain.ts",
+    from: "await commit(svc, [insert, entry, event.statement], ([rows])",
+    to: "await commit(svc, [insert, event.statement], ([rows])",
+    tests: ["test/services/audit-wiring.test.ts"],
+  },
+  {
+    name: "audit: a domain's entry written in a batch of its own, before the insert",
+    file: "src/services/domains/create-domain.ts",
+    from: "const [inserted] = await commit(svc, [insert, entry, event.statement], ([rows])",
+    to: "await commit(svc, [entry]);\n    const [inserted] = await commit(svc, [insert, event.statement], ([rows])",
+    tests: ["test/services/audit-wiring.test.ts"],
+  },
+  {
+    name: "audit: an alert resolve records without the update's guard",
+    file: "src/services/alerts/resolve-alert.ts",
+    from: "{ when: sql`EXISTS (SELECT 1 FROM alerts WHERE id = ${a.id} AND resolved_at IS NULL)` },",
+    to: "{},",
+    tests: ["test/services/audit-wiring.test.ts"],
+  },
+  {
+    name: "audit: a plan change to the same plan is recorded",
+    file: "src/services/teams/teams.ts",
+    from: "{ when: sql`EXISTS (SELECT 1 FROM teams WHERE id = ${teamId} AND plan <> ${plan})` },",
+    to: "{},",
+    tests: ["test/services/audit-wiring.test.ts"],
+  },
+  {
+    name: "audit: a webhook endpoint's full URL (path and query) in its entry",
+    file: "src/services/webhooks/create-endpoint.ts",
+    from: "summary: `endpoint ${urlForAudit(url)} events:",
+    to: "summary: `endpoint ${url} events:",
+    tests: ["test/services/audit-wiring.test.ts"],
+  },
 ];
 
 const args = process.argv.slice(2);

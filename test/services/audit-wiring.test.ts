@@ -3,10 +3,12 @@
 // Each change leaves exactly one entry in its team's log, written in the change's batch; a refused write
 // (403, 409, 422) and a guarded change that changed nothing leave none; summaries never carry a secret.
 import { env } from "cloudflare:workers";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { resolveAlert } from "../../src/services/alerts/resolve-alert";
 import { recheckOwnership } from "../../src/services/domains/ownership";
 import { writeStreak } from "../../src/services/webhooks/outcome";
 import { ADMIN_TOKEN, call, json, makeTeam } from "../support/api";
+import { teamContext } from "../support/context";
 import { type DohStub, installDohStub } from "../support/doh-stub";
 import { addDomain, captureChecks, clockedServices, newDomainName, zoneFor } from "../support/monitoring";
 import { createWebhook, installReceiver, PUBLIC_IP, testServices } from "../support/webhooks";
@@ -149,6 +151,33 @@ describe("REST writes (a team token)", () => {
     expect((await call(`/api/v1/alerts/${alert?.id}/resolve`, { method: "POST", token: team.readOnly })).status).toBe(403);
     for (let i = 0; i < 2; i++) expect((await call(`/api/v1/alerts/${alert?.id}/resolve`, { method: "POST", token: team.full })).status).toBe(200);
     expect((await entriesOf(team.id, "alert.resolve")).map((e) => e.summary)).toEqual([`resolved High dkim alert "Key gone" on ${d.name}`]);
+
+    // A resolve that loses a race (another writer resolved it between the verb's read and its batch):
+    // its guarded update changes nothing, so it records nothing.
+    const raced = await env.DB.prepare(
+      "INSERT INTO alerts (team_id, domain_id, kind, subject, severity, title, body, occurrences, created_at, updated_at) VALUES (?, ?, 'spf', 's2', 'Low', 'Raced', 'b', 1, ?, ?) RETURNING id",
+    )
+      .bind(team.id, d.id, Date.now(), Date.now())
+      .first<{ id: number }>();
+    const svc = testServices();
+    const batch = svc.db.batch.bind(svc.db);
+    vi.spyOn(svc.db, "batch").mockImplementationOnce(async (statements) => {
+      await env.DB.prepare("UPDATE alerts SET resolved_at = ?, updated_at = ? WHERE id = ?").bind(Date.now(), Date.now(), raced?.id).run();
+      return batch(statements);
+    });
+    const view = await resolveAlert(svc, { ...teamContext(team.id), origin: { face: "api", label: "token racer" } }, raced?.id ?? 0);
+    expect(view.resolved_at).not.toBeNull();
+    expect((await entriesOf(team.id, "alert.resolve")).filter((e) => e.target_id === String(raced?.id))).toEqual([]);
+  });
+
+  it("of two secret rotations at once, the one that lost (409) records nothing", async () => {
+    stub = installReceiver().stub;
+    const team = await makeTeam();
+    const hook = await createWebhook(team.full, {});
+    const both = await Promise.all([0, 1].map(() => call(`/api/v1/webhooks/${hook.id}/rotate-secret`, { method: "POST", token: team.full })));
+    const statuses = both.map((r) => r.status).sort();
+    expect(statuses).toContain(200);
+    expect(await entriesOf(team.id, "webhook_endpoint.rotate_secret")).toHaveLength(statuses.filter((x) => x === 200).length);
   });
 });
 
