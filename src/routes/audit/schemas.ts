@@ -64,7 +64,20 @@ export const AuditEntry = z
     user_agent: z.string().nullable(),
     hash: z.string().nullable().openapi({ description: "SHA-256 chain hash, hex; null until sealed (moments after the change)." }),
   })
-  .openapi("AuditEntry");
+  .openapi("AuditEntry", {
+    example: {
+      seq: 42,
+      at: "2026-11-28T17:05:12.345Z",
+      actor: { kind: "member", id: "7", label: "alice@example.com" },
+      face: "dashboard",
+      verb: "domain.create",
+      target: { type: "domain", id: "13" },
+      summary: "added example.com",
+      ip: "203.0.113.9",
+      user_agent: "Mozilla/5.0 (X11; Linux x86_64)",
+      hash: "2c7c5832615278a3f0ac1500df7b02432cbee91f6c2fffa19739caa0433979d3",
+    },
+  });
 
 export const AuditListMeta = z
   .object({ next_before: z.number().int().nullable().openapi({ description: "Pass as `before` for the next (older) page; null on the last page." }) })
@@ -90,4 +103,13 @@ export const AuditVerification = z
       .nullable()
       .openapi({ description: "The first problem in seq order; null when ok." }),
   })
-  .openapi("AuditVerification");
+  .openapi("AuditVerification", {
+    example: {
+      ok: false,
+      checked: 41,
+      anchor: { seq: 0, hash: "0000000000000000000000000000000000000000000000000000000000000000" },
+      head: { sealed_seq: 57, hash: "27ba05b19f7ae51e89a4997811e50851d1b9366b323d3c99948b9cff7bfcb537" },
+      unsealed: 0,
+      problem: { seq: 42, reason: "altered", message: "Entry 42 does not match its hash: it was changed after it was sealed, or its hash was." },
+    },
+  });
