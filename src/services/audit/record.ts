@@ -4,7 +4,7 @@
 // The hash chain is added after the batch by the sealer (src/services/audit/seal.ts).
 import { sql } from "drizzle-orm";
 import type { Services } from "../../services";
-import type { Statement } from "../commit";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { ServiceContext } from "../context";
 
 export interface AuditInput {
@@ -14,6 +14,9 @@ export interface AuditInput {
   /** What changed, in a sentence or a few key=value pairs; never a secret (no tokens, keys, URLs with credentials). */
   summary: string;
 }
+
+/** commit.ts's Statement, named here: commit.ts imports the sealer from this folder, so no import back (no folder loop). */
+type Statement = BatchItem<"sqlite">;
 
 const SUMMARY_MAX = 500;
 const AGENT_MAX = 300;
