@@ -55,6 +55,9 @@ interface RawDnsRecord {
   content: string;
 }
 
+/** HTTP validation (DCV through the CNAME the customer publishes), a DV certificate, TLS 1.2 or later. */
+const SSL = { method: "http", type: "dv", settings: { min_tls_version: "1.2" } };
+
 /** The id records are read by senders' resolvers after every change: a short TTL lets a new id show quickly. */
 export const ID_RECORD_TTL = 60;
 
@@ -81,6 +84,8 @@ export interface CloudflareClient {
   /** Finds a hostname by name (a create that raced, or one made by hand). */
   findHostname(hostname: string): Promise<HostnameState | null>;
   deleteHostname(id: string): Promise<void>;
+  /** Re-runs HTTP validation once the customer's CNAME is in place (the API asks for a PATCH then). */
+  revalidateHostname(id: string): Promise<HostnameState | null>;
   /** Creates or changes the one TXT record at `name`. */
   putTxt(name: string, content: string): Promise<void>;
   deleteTxt(name: string): Promise<void>;
@@ -127,8 +132,7 @@ export function cloudflareClient(settings: HostingSettings, fetch: HttpFetch): C
 
   return {
     async createHostname(hostname) {
-      // HTTP validation (DCV over the CNAME the customer already publishes), a DV certificate, TLS 1.2 or later.
-      const body = { hostname, ssl: { method: "http", type: "dv", settings: { min_tls_version: "1.2" } } };
+      const body = { hostname, ssl: SSL };
       const { result } = await call<RawHostname>("POST", "/custom_hostnames", body);
       if (!result) throw new CloudflareApiError(404, "The Cloudflare API does not know the zone (CF_SAAS_ZONE_ID).");
       return hostnameState(result);
@@ -141,6 +145,10 @@ export function cloudflareClient(settings: HostingSettings, fetch: HttpFetch): C
       const { result } = await call<RawHostname[]>("GET", `/custom_hostnames?hostname=${encodeURIComponent(hostname)}`);
       const raw = result?.find((h) => h.hostname.toLowerCase() === hostname.toLowerCase());
       return raw ? hostnameState(raw) : null;
+    },
+    async revalidateHostname(id) {
+      const { result } = await call<RawHostname>("PATCH", `/custom_hostnames/${encodeURIComponent(id)}`, { ssl: SSL });
+      return result ? hostnameState(result) : null;
     },
     async deleteHostname(id) {
       await call("DELETE", `/custom_hostnames/${encodeURIComponent(id)}`);

@@ -1,14 +1,14 @@
 // Local development only (DEV_OUTBOX=true, no CLOUDFLARE_API_TOKEN; docs/decisions.md D219): a fake of the
 // few Cloudflare API calls hosting makes, answering in this isolate's memory, so `npm start` shows the
-// whole flow without an account. A new custom hostname waits for validation; it is active from the
-// second read on, as a real one becomes once the customer's CNAME is in place. Never used in production:
+// whole flow without an account. A new custom hostname waits for validation; the PATCH the service sends
+// once the customer's CNAME is live completes it, as HTTP validation does then. Never used in production:
 // hostingSettings() picks it only when DEV_OUTBOX is set.
 import type { HttpFetch } from "../../core/types";
 
 interface FakeHostname {
   id: string;
   hostname: string;
-  reads: number;
+  validated: boolean;
 }
 interface FakeRecord {
   id: string;
@@ -24,7 +24,7 @@ let seq = 0;
 
 const json = (result: unknown, status = 200) => new Response(JSON.stringify({ success: status < 300, errors: [], messages: [], result }), { status });
 const view = (h: FakeHostname) => {
-  const active = h.reads > 1;
+  const active = h.validated;
   return {
     id: h.id,
     hostname: h.hostname,
@@ -45,7 +45,7 @@ export const devCloudflareFetch: HttpFetch = async (input, init) => {
   const path = url.pathname.replace(/^.*\/zones\/[^/]+/, "");
   const body = req.method === "POST" || req.method === "PATCH" ? ((await req.json()) as Record<string, unknown>) : {};
   if (path === "/custom_hostnames" && req.method === "POST") {
-    const h: FakeHostname = { id: `dev-ch-${++seq}`, hostname: String(body.hostname), reads: 0 };
+    const h: FakeHostname = { id: `dev-ch-${++seq}`, hostname: String(body.hostname), validated: false };
     hostnames.set(h.id, h);
     return json(view(h), 201);
   }
@@ -61,7 +61,7 @@ export const devCloudflareFetch: HttpFetch = async (input, init) => {
       hostnames.delete(h.id);
       return json({ id: h.id });
     }
-    h.reads++;
+    if (req.method === "PATCH") h.validated = true;
     return json(view(h));
   }
   if (path === "/dns_records" && req.method === "GET") {

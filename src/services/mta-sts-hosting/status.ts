@@ -12,6 +12,10 @@ import { getDomainInTeam } from "../domains/get-domain";
 import { DEFAULT_TLS_WINDOW_DAYS, enforceEvidence } from "./evidence";
 import { detailsOf, type HostedRow, hostedRowOf, idHost, idRecordName, mxOf, policyHost, servedPolicy } from "./rows";
 import { apiConfigured, hostingSettings } from "./settings";
+import { syncExternal } from "./sync";
+
+const REVALIDATE_EVERY_MS = 5_000;
+const recentlyChecked = (row: HostedRow, now: Date) => row.hostnameCheckedAt !== null && now.getTime() - row.hostnameCheckedAt.getTime() < REVALIDATE_EVERY_MS;
 
 export type LiveState = "ok" | "missing" | "different" | "stale" | "unknown";
 
@@ -51,7 +55,7 @@ function idState(row: HostedRow, answer: Lookup<string>, viaName: string | null)
 
 export async function getHostingStatus(svc: Services, ctx: ServiceContext, domainId: number, days = DEFAULT_TLS_WINDOW_DAYS) {
   const domain = await getDomainInTeam(svc, ctx.teamId, domainId);
-  const row = await hostedRowOf(svc, ctx.teamId, domainId);
+  let row = await hostedRowOf(svc, ctx.teamId, domainId);
   const settings = hostingSettings(svc);
   const resolver = svc.createResolver();
   const name = domain.name;
@@ -82,6 +86,12 @@ export async function getHostingStatus(svc: Services, ctx: ServiceContext, domai
     return { ...base, enabled: false as const, blocked, hosting: null, records: [] as RecordToPublish[] };
   }
 
+  // The customer's CNAME is live but the certificate still waits: ask Cloudflare to validate again (its
+  // HTTP validation needs that once the name points here), at most every few seconds per domain.
+  const policyLive = settings.cnameTarget !== null && cnameState(policyCname, settings.cnameTarget).state === "ok";
+  if (policyLive && apiConfigured(settings) && row.certificateStatus !== "active" && !recentlyChecked(row, svc.clock.now())) {
+    row = await syncExternal(svc, row, "revalidate");
+  }
   const served = servedPolicy(row);
   const records: RecordToPublish[] = [];
   if (settings.cnameTarget) {

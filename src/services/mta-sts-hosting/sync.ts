@@ -21,11 +21,11 @@ export function clientFor(svc: Services): CloudflareClient | null {
 
 const apiMessage = (e: unknown): string => (e instanceof CloudflareApiError ? e.message : "The Cloudflare API call failed.");
 
-async function ensureHostname(api: CloudflareClient, row: HostedRow, refresh: boolean): Promise<HostnameState | null> {
+async function ensureHostname(api: CloudflareClient, row: HostedRow, refresh: Refresh): Promise<HostnameState | null> {
   const name = policyHost(row.domainName);
   if (row.customHostnameId) {
     if (!refresh) return null;
-    const found = await api.getHostname(row.customHostnameId);
+    const found = refresh === "revalidate" ? await api.revalidateHostname(row.customHostnameId) : await api.getHostname(row.customHostnameId);
     if (found) return found;
   }
   try {
@@ -38,8 +38,11 @@ async function ensureHostname(api: CloudflareClient, row: HostedRow, refresh: bo
   }
 }
 
-/** Syncs and stores the outcome; returns the row as stored. `refresh`: also read the hostname's current state. */
-export async function syncExternal(svc: Services, row: HostedRow, refresh = false): Promise<HostedRow> {
+/** false: create what is missing only; true: also read the hostname's state; "revalidate": ask for validation again. */
+export type Refresh = boolean | "revalidate";
+
+/** Syncs and stores the outcome; returns the row as stored. */
+export async function syncExternal(svc: Services, row: HostedRow, refresh: Refresh = false): Promise<HostedRow> {
   const api = clientFor(svc);
   if (!api) return row;
   const settings = hostingSettings(svc);

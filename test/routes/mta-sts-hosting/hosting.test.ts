@@ -3,7 +3,7 @@
 // byte (RFC 8461 §3.2, §3.3), the editor's refusals (RFC 8461 §4.1 coverage, max_age), the one-click
 // enforce gated by TLS reports (RFC 8460), a new id with every change, scopes and teams, and the audit.
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import worker from "../../../src/index";
 import { call, json, makeTeam } from "../../support/api";
 import { CF_ZONE, installCloudflare, unquote } from "../../support/cloudflare-api";
@@ -81,19 +81,27 @@ describe("PUT /domains/{domain}/mta-sts-hosting: turning hosting on", () => {
     expect(audit.results).toEqual([{ verb: "mta_sts_hosting.enable", target_id: String(d.id), summary: expect.stringContaining("mode=testing") }]);
   });
 
-  it("shows both records ok once DNS publishes the two CNAMEs (the id TXT reached through ours)", async () => {
-    const { team, d, cf } = await hostedDomain();
+  it("shows both records ok once DNS publishes the two CNAMEs, and then asks Cloudflare to validate the certificate", async () => {
+    const team = await makeTeam();
+    const d = await insertDomain(team.id);
+    const zone = mxZone(d.name);
+    const cf = installCloudflare(zone);
     const id = (await statusOf(await put(d.id, team.full))).hosting?.policy_id ?? "";
-    cf.stub.restore();
-    installCloudflare({
-      ...mxZone(d.name),
+    Object.assign(zone, {
       [`mta-sts.${d.name}`]: { CNAME: "hosting.test" },
       "hosting.test": { A: ["192.0.2.10"] },
       [`_mta-sts.${d.name}`]: { CNAME: `${d.name}.sts-id.test` },
       [`${d.name}.sts-id.test`]: { TXT: [`v=STSv1; id=${id}`] },
     });
+    // Cloudflare's HTTP validation passes once the name points here; the service asks again with a PATCH.
+    cf.activateAll();
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 6_000 });
     const s = await statusOf(await call(path(d.id), { token: team.readOnly }));
+    vi.useRealTimers();
     expect(s.records.map((r) => r.live.state)).toEqual(["ok", "ok"]);
+    const patch = cf.calls.find((c) => c.method === "PATCH" && c.path.startsWith("/custom_hostnames/"));
+    expect(patch?.body).toEqual({ ssl: { method: "http", type: "dv", settings: { min_tls_version: "1.2" } } });
+    expect(s.hosting?.hostname).toMatchObject({ status: "active", certificate_status: "active" });
   });
 
   it("is refused for an unverified domain (409 domain_not_verified) and for a name another team hosts (409)", async () => {
