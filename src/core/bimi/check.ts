@@ -2,7 +2,7 @@
 import type { Resolver } from "../dns/types";
 import type { Finding, HttpFetch } from "../types";
 import { bimiDmarcFindings, type BimiRecord, type DmarcFacts, isBimiCandidate, parseBimiRecord } from "./record";
-import { checkBimiMark, type MarkPosture } from "./mark-check";
+import type { MarkPosture } from "./mark-check";
 import { checkBimiSvg, type SvgCheck } from "./svg";
 
 export interface BimiCheckOptions {
@@ -104,6 +104,9 @@ export async function checkBimi(domain: string, resolver: Resolver, opts: BimiCh
     result.findings.push(...result.svg.findings);
   }
   if (opts.fetch && opts.now && record.authority?.startsWith("https:")) {
+    // Loaded on first use: the ASN.1 schemas it needs (about 115 KiB minified, some 10 ms to evaluate) stay out
+    // of the start of every isolate, most of which never judge a certificate.
+    const { checkBimiMark } = await import("./mark-check");
     result.mark = await checkBimiMark({
       url: record.authority,
       // The SAN must name the domain whose record this is: the Organizational Domain after a fallback.
