@@ -64,10 +64,10 @@ const Gmail: FC<{ v: BimiHostingView }> = ({ v }) => {
                   <td data-label="State">
                     <span class={`badge ${c}`}>{t}</span>
                   </td>
-                  <td data-label="Why" class="small wrap">
+                  <td data-label="Why" class="small break">
                     {r.detail}
                   </td>
-                  <td data-label="Fix" class="small wrap">
+                  <td data-label="Fix" class="small break">
                     {r.fix ?? "—"}
                   </td>
                 </tr>
@@ -175,10 +175,10 @@ const CertificateReportView: FC<{ v: BimiHostingView }> = ({ v }) => {
                     {x.ok === true ? "ok" : x.ok === false ? "failed" : "cannot tell"}
                   </span>
                 </td>
-                <td data-label="Detail" class="small wrap">
+                <td data-label="Detail" class="small break">
                   {x.message}
                 </td>
-                <td data-label="Fix" class="small wrap">
+                <td data-label="Fix" class="small break">
                   {x.fix ?? "—"}
                 </td>
               </tr>

@@ -51,6 +51,9 @@ export const GMAIL_SOURCES = [
   },
 ];
 
+/** An ISO time as people read it: "2025-09-08 23:59 UTC". */
+const day = (iso: string | null) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : "—");
+
 const row = (id: GmailRequirement["id"], label: string, state: RequirementState, detail: string, fix: string | null = null): GmailRequirement => ({
   id,
   label,
@@ -134,10 +137,10 @@ function certificateRows(f: ReadinessFacts): GmailRequirement[] {
     from === null || to === null
       ? row("certificate_dates", datesLabel, "cannot_tell", "The certificate's dates could not be read.")
       : f.now < from
-        ? row("certificate_dates", datesLabel, "not_met", `Valid only from ${c.not_before}.`, "Wait for the start date or ask the issuer.")
+        ? row("certificate_dates", datesLabel, "not_met", `Valid only from ${day(c.not_before)}.`, "Wait for the start date or ask the issuer.")
         : f.now > to
-          ? row("certificate_dates", datesLabel, "not_met", `Expired on ${c.not_after}.`, "Renew the certificate with the issuer and upload the new one.")
-          : row("certificate_dates", datesLabel, "met", `Valid until ${c.not_after}.`);
+          ? row("certificate_dates", datesLabel, "not_met", `Expired on ${day(c.not_after)}.`, "Renew the certificate with the issuer and upload the new one.")
+          : row("certificate_dates", datesLabel, "met", `Valid until ${day(c.not_after)}.`);
   const match =
     c.logo_matches === true
       ? row("logo_matches_certificate", matchLabel, "met", "The hosted logo is byte for byte the SVG in the certificate.")
@@ -198,7 +201,7 @@ export function gmailReadiness(f: ReadinessFacts): GmailReadiness {
     verdict === "shows"
       ? "Gmail would show the logo: every published requirement is met (Gmail still decides per message: it must pass DMARC, and Gmail weighs the sender's reputation)."
       : verdict === "does_not_show"
-        ? `Gmail would not show the logo: ${unmet.map((r) => r.label.charAt(0).toLowerCase() + r.label.slice(1)).join("; ")} — not met.`
+        ? `Gmail would not show the logo. Not met: ${unmet.map((r) => r.label).join("; ")}.`
         : `Cannot tell yet whether Gmail would show the logo: ${unknown.map((r) => r.detail).join(" ")}`;
   return { verdict, summary, requirements, sources: GMAIL_SOURCES };
 }
