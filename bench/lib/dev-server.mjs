@@ -14,7 +14,8 @@ async function portInUse(port) {
   }
 }
 
-export async function startDevServer({ port = 8799, vars = {}, keepState = false } = {}) {
+/** `config`: another wrangler configuration (a benchmark's variant build); the default is wrangler.toml. */
+export async function startDevServer({ port = 8799, vars = {}, keepState = false, config } = {}) {
   if (await portInUse(port)) throw new Error(`port ${port} is already in use; stop that server first`);
   const persist = `.wrangler/bench-state-${port}`;
   // keepState: restart on the state a previous (killed) server left, as after a crash.
@@ -35,6 +36,7 @@ export async function startDevServer({ port = 8799, vars = {}, keepState = false
     "--persist-to",
     persist,
     "--test-scheduled",
+    ...(config ? ["--config", config] : []),
   ];
   for (const [k, v] of Object.entries(allVars)) args.push("--var", `${k}:${v}`);
   // Its own process group, so that stop() ends wrangler and workerd, not only npx.
