@@ -37,20 +37,39 @@ export const SsoStartForm: FC<{ csrf: string; email?: string; next?: string | nu
 export function ssoPages() {
   const r = new Hono<AppEnv>();
 
-  async function start(c: Context<AppEnv>, email: string, next: string | null) {
+  async function start(c: Context<AppEnv>, email: string, next: string | null, from: "link" | "form") {
     const svc = c.get("services");
     const started = await startSsoSignIn(svc, { email, next, redirectUri: `${siteOrigin(c)}/sso/callback`, client: clientOf(c) });
     const secure = isSecure(c);
     setCookie(c, ssoCookieName(secure), started.browserValue, { path: "/", httpOnly: true, secure, sameSite: "Lax", maxAge: SSO_LOGIN_TTL_MS / 1000 });
     c.header("Referrer-Policy", "no-referrer");
-    return c.redirect(started.location, 302);
+    if (from === "link") return c.redirect(started.location, 302);
+    // A form's navigation may only end on this site (CSP form-action 'self' also covers its redirects), and
+    // the provider is only known once the address is typed: the form's answer is a page that moves on by
+    // itself (a Refresh is a new navigation, not the form's) with a link for a browser that does not.
+    const provider = new URL(started.location);
+    c.header("Refresh", `0;url=${started.location}`);
+    const frame = await frameOf(c);
+    return c.html(
+      <Layout title="Sign in with SSO" frame={frame}>
+        <div class="panel narrow">
+          <h1>Sign in with SSO</h1>
+          <p>
+            Taking you to your company's sign-in at <strong>{provider.host}</strong>…
+          </p>
+          <p>
+            <a href={started.location}>Continue to {provider.host}</a>
+          </p>
+        </div>
+      </Layout>,
+    );
   }
 
   // A GET starts too (the contract with the settings page's test link); with no address it asks for one.
   r.get("/sso/start", async (c) => {
     const email = c.req.query("email") ?? "";
     const next = safeNext(c.req.query("next"));
-    if (email !== "") return start(c, email, next);
+    if (email !== "") return start(c, email, next, "link");
     const frame = await frameOf(c);
     return c.html(
       <Layout title="Sign in with SSO" frame={frame}>
@@ -66,7 +85,7 @@ export function ssoPages() {
   r.post("/sso/start", async (c) => {
     const form = await readForm(c);
     checkCsrf(c, form.get("_csrf"));
-    return start(c, form.get("email") ?? "", safeNext(form.get("next")));
+    return start(c, form.get("email") ?? "", safeNext(form.get("next")), "form");
   });
 
   r.get("/sso/callback", async (c) => {

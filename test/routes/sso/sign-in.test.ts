@@ -142,6 +142,23 @@ describe("sign-in through the provider", () => {
     expect(await sessionsOf(member.email)).toBe(0);
   });
 
+  it("answers the sign-in page's form with a page that moves on to the provider (CSP form-action stays 'self')", async () => {
+    const t = await ssoTeam(fake);
+    const member = await insertMember(t.teamId, "viewer", `fo-${crypto.randomUUID().slice(0, 6)}@${t.domain}`);
+    const b = new Browser();
+    const res = await b.post("/sso/start", { email: member.email }, "/sign-in");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-security-policy")).toContain("form-action 'self';");
+    const refresh = res.headers.get("refresh") ?? "";
+    expect(refresh).toMatch(/^0;url=https:\/\/idp\.test\/authorize\?/);
+    expect(await res.text()).toContain("Continue to idp.test");
+    expect(res.headers.getSetCookie().some((c) => c.startsWith("__Host-sso="))).toBe(true);
+    const location = refresh.slice("0;url=".length);
+    const code = fake.authorize(location);
+    const done = await b.fetch(`/sso/callback?code=${code}&state=${new URL(location).searchParams.get("state")}`);
+    expect(done.status).toBe(303);
+  });
+
   it("answers 404 for an address whose domain has no verified single sign-on", async () => {
     const res = await new Browser().fetch("/sso/start?email=someone@nowhere-sso.example");
     expect(res.status).toBe(404);
