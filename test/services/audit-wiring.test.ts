@@ -4,14 +4,19 @@
 // (403, 409, 422) and a guarded change that changed nothing leave none; summaries never carry a secret.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Env } from "../../src/env";
+import { createServices } from "../../src/services";
 import { resolveAlert } from "../../src/services/alerts/resolve-alert";
+import { applyUnsubscribe, unsubscribeUrl } from "../../src/services/notify/unsubscribe";
 import { recheckOwnership } from "../../src/services/domains/ownership";
 import { writeStreak } from "../../src/services/webhooks/outcome";
 import { ADMIN_TOKEN, call, json, makeTeam } from "../support/api";
+import { Browser } from "../support/browser";
 import { teamContext } from "../support/context";
 import { type DohStub, installDohStub } from "../support/doh-stub";
 import { addDomain, captureChecks, clockedServices, newDomainName, zoneFor } from "../support/monitoring";
 import { createWebhook, installReceiver, PUBLIC_IP, testServices } from "../support/webhooks";
+import { callSite, createChannel, outboxFor, SITE } from "../routes/notifications/support";
 import { entriesOf } from "./audit-wiring-support";
 
 let stub: DohStub | null = null;
@@ -178,6 +183,53 @@ describe("REST writes (a team token)", () => {
     const statuses = both.map((r) => r.status).sort();
     expect(statuses).toContain(200);
     expect(await entriesOf(team.id, "webhook_endpoint.rotate_secret")).toHaveLength(statuses.filter((x) => x === 200).length);
+  });
+});
+
+describe("outside recipients and actions outside D1", () => {
+  it("records a confirmation mailed again, the address confirming by its link and unsubscribing it, each once", async () => {
+    const team = await makeTeam();
+    const address = `oncall-${team.id}@example.net`;
+    const channel = await createChannel(team.full, { kind: "email", name: "Outside", email_mode: "address", address });
+    expect((await callSite(`/api/v1/notification-channels/${channel.id}/confirmation`, { method: "POST", token: team.full })).status).toBe(202);
+    const link = /\/notifications\/confirm\/([A-Za-z0-9]{40})/.exec((await outboxFor(address)).at(-1)?.body ?? "")?.[1] ?? "";
+    const page = new Browser();
+    expect((await page.fetch(`/notifications/confirm/${link}`, { method: "POST", form: {} })).status).toBe(200);
+    expect((await page.fetch(`/notifications/confirm/${link}`, { method: "POST", form: {} })).status).toBe(410);
+
+    const svc = createServices({ ...env, SITE_URL: SITE } as Env);
+    const url = await unsubscribeUrl(svc, { purpose: "channel", teamId: team.id, channelId: channel.id, userId: null, address });
+    const token = url.slice(url.lastIndexOf("/") + 1);
+    for (let i = 0; i < 2; i++) await applyUnsubscribe(svc, token);
+
+    const rows = (await entriesOf(team.id)).filter((e) => e.verb.startsWith("notification_channel."));
+    expect(rows.map((e) => [e.verb, e.actor_kind, e.actor_label, e.summary])).toEqual([
+      ["notification_channel.create", "token", expect.stringMatching(/^token /), `email channel "Outside" to ${address}; 1 rule`],
+      ["notification_channel.resend_confirmation", "token", expect.stringMatching(/^token /), `confirmation mailed again to ${address} for "Outside"`],
+      ["notification_channel.confirm", "system", `the recipient ${address}`, `${address} confirmed alerts of "Outside"`],
+      ["notification_channel.disable", "system", `the recipient ${address}`, `email channel "Outside" disabled: ${address} unsubscribed (RFC 8058 one-click)`],
+    ]);
+  });
+
+  it("records a webhook test event and a redelivery after they were accepted", async () => {
+    stub = installReceiver().stub;
+    const team = await makeTeam();
+    const hook = await createWebhook(team.full, {});
+    const sent = await call(`/api/v1/webhooks/${hook.id}/test`, { method: "POST", token: team.full });
+    expect(sent.status).toBe(202);
+    const delivery = (await json<{ data: { id: number; event_id: string } }>(sent)).data;
+    expect((await call(`/api/v1/webhooks/${hook.id}/deliveries/${delivery.id}/redeliver`, { method: "POST", token: team.full })).status).toBe(202);
+    expect((await call(`/api/v1/webhooks/${hook.id}/test`, { method: "POST", token: team.readOnly })).status).toBe(403);
+    const rows = (await entriesOf(team.id)).filter((e) => e.verb.startsWith("webhook_") && e.verb !== "webhook_endpoint.create");
+    expect(rows.map((e) => [e.verb, e.target_type, e.target_id, e.summary])).toEqual([
+      ["webhook_endpoint.test", "webhook_endpoint", String(hook.id), `test event ${delivery.event_id} sent to https://hooks.example.com/…`],
+      [
+        "webhook_delivery.redeliver",
+        "webhook_delivery",
+        String(delivery.id),
+        `delivery ${delivery.id} (webhook.test) sent again to https://hooks.example.com/…`,
+      ],
+    ]);
   });
 });
 
