@@ -65,7 +65,7 @@ const SsoSettingsPage: FC<{ frame: Frame; view: SsoView; owner: boolean; callbac
             <label for="issuer">Issuer URL</label>
             <input id="issuer" name="issuer" type="url" required maxlength={500} value={view.issuer ?? ""} placeholder="https://login.example.com" />
             <label for="client_id">Client id</label>
-            <input id="client_id" name="client_id" required maxlength={255} value={view.client_id ?? ""} />
+            <input id="client_id" name="client_id" type="text" required maxlength={255} value={view.client_id ?? ""} />
             <label for="client_secret">Client secret{view.has_client_secret ? " (leave blank to keep the stored one)" : ""}</label>
             <input id="client_secret" name="client_secret" type="password" autocomplete="off" maxlength={1000} required={!view.has_client_secret} />
             <p>
@@ -93,7 +93,7 @@ const SsoSettingsPage: FC<{ frame: Frame; view: SsoView; owner: boolean; callbac
             <tbody>
               {view.domains.map((d) => (
                 <tr>
-                  <td class="break">{d.domain}</td>
+                  <td>{d.domain}</td>
                   <td>{d.verified ? `verified ${d.verified_at?.slice(0, 10)}` : "not verified"}</td>
                   <td class="break">
                     <code>{d.txt.host}</code> TXT <code>{d.txt.value}</code>
@@ -125,7 +125,7 @@ const SsoSettingsPage: FC<{ frame: Frame; view: SsoView; owner: boolean; callbac
           <form method="post" action={`${PATH}/domains`}>
             <CsrfField csrf={frame.csrf} />
             <label for="domain">Add a domain</label>
-            <input id="domain" name="domain" required maxlength={253} placeholder="example.com" />
+            <input id="domain" name="domain" type="text" required maxlength={253} placeholder="example.com" />
             <p>
               <button type="submit">Add domain</button>
             </p>

@@ -18,7 +18,7 @@ h1{font-size:1.6rem;margin:.25rem 0 1rem}h2{font-size:1.2rem;margin:1.5rem 0 .6r
 .panel{background:var(--panel);border:1px solid var(--line);border-radius:var(--radius);padding:1rem 1.25rem;margin:0 0 1rem}
 .narrow{max-width:460px;margin:3rem auto}
 label{display:block;font-weight:600;margin:.6rem 0 .25rem}
-input[type=text],input[type=email],input[type=url],input[type=number],select,textarea{width:100%;font:inherit;padding:.5rem .6rem;border:1px solid #8a94a0;border-radius:6px;background:#fff;color:var(--ink)}
+input[type=text],input[type=email],input[type=url],input[type=number],input[type=password],select,textarea{width:100%;font:inherit;padding:.5rem .6rem;border:1px solid #8a94a0;border-radius:6px;background:#fff;color:var(--ink)}
 textarea{min-height:8rem;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85rem}
 fieldset{border:1px solid var(--line);border-radius:6px;padding:.5rem .9rem .75rem;margin:.75rem 0 1rem}fieldset label{font-weight:400}legend{font-weight:600;padding:0 .3rem}
 .row{display:flex;flex-wrap:wrap;gap:.75rem;align-items:flex-end}.row>*{flex:1 1 12rem}
