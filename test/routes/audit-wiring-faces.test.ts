@@ -73,6 +73,51 @@ describe("the dashboard", () => {
   });
 });
 
+describe("the dashboard's owner actions", () => {
+  it("records a cancelled invitation, a removal, a hand-over, the digest settings and an agent grant revoked", async () => {
+    const ownerEmail = email();
+    const owner = new Browser();
+    await owner.signIn(ownerEmail);
+    const teamId = await teamOf(ownerEmail);
+    if (!teamId) throw new Error("no team");
+
+    const never = email();
+    await owner.post("/team/invite", { email: never, role: "viewer" }, "/team");
+    const link = await env.DB.prepare("SELECT id FROM sign_in_links WHERE email = ? AND purpose = 'invite'").bind(never).first<{ id: number }>();
+    for (let i = 0; i < 2; i++) await owner.post(`/team/invitations/${link?.id}/cancel`, {}, "/team");
+
+    const a = email();
+    await owner.post("/team/invite", { email: a, role: "admin" }, "/team");
+    expect((await new Browser().openLatestLink(a)).status).toBe(303);
+    const b = email();
+    await owner.post("/team/invite", { email: b, role: "admin" }, "/team");
+    expect((await new Browser().openLatestLink(b)).status).toBe(303);
+    expect((await owner.post(`/team/members/${await userIdOf(a)}/remove`, {}, "/team")).status).toBe(303);
+    expect(
+      (await owner.post("/settings/notifications/digest/team", { time_zone: "Europe/Paris", hour: "7", weekday: "5" }, "/settings/notifications/digest"))
+        .status,
+    ).toBe(303);
+
+    const agent = await allowAgent(owner, "read_only");
+    const listing = await (await owner.fetch("/settings/agents")).text();
+    const grantId = /\/settings\/agents\/([^/"]+)\/revoke/.exec(listing)?.[1];
+    expect(grantId).toBeTruthy();
+    expect((await owner.post(`/settings/agents/${grantId}/revoke`, {}, "/settings/agents")).status).toBe(303);
+    expect((await owner.post(`/team/members/${await userIdOf(b)}/role`, { role: "owner" }, "/team")).status).toBe(303);
+
+    const rows = (await entriesOf(teamId)).filter((e) => !["sign_in", "member.invite", "member.join", "team.create"].includes(e.verb));
+    expect(rows.map((e) => [e.verb, e.target_type, e.target_id, e.summary])).toEqual([
+      ["member.invitation_cancel", "member", never, `invitation of ${never} as viewer cancelled`],
+      ["member.remove", "member", a, `${a} (admin) removed; the tokens and agent grants they made for the team revoked`],
+      ["digest_settings.update", "team", String(teamId), "digests at 07:00 Europe/Paris, weekly ones on Friday"],
+      ["agent_grant.create", "agent_client", agent.clientId, `read_only access given to agent "Test Desktop" by ${ownerEmail}`],
+      ["agent_grant.revoke", "agent_grant", grantId, `read_only access of agent "Test Desktop" given by ${ownerEmail} revoked`],
+      ["team.hand_over", "member", b, `owner ${ownerEmail} -> ${b}; ${ownerEmail} is now admin`],
+    ]);
+    for (const e of rows) expect(e).toMatchObject({ actor_kind: "member", actor_label: ownerEmail, face: "dashboard" });
+  });
+});
+
 describe("the agent endpoint", () => {
   it("records a tool's write with a team token as actor, face agent", async () => {
     const team = await makeTeam();
