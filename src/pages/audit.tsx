@@ -126,7 +126,7 @@ const VerifyResult: FC<{ v: AuditVerification }> = ({ v }) =>
       {v.unsealed > 0 && ` ${plural(v.unsealed, "newer entry", "newer entries")} not sealed yet.`}
       <br />
       <span class="small">
-        Head hash <code>{v.head.hash}</code>: keep it to prove later that the log still extends it.
+        Head hash <code class="wrap">{v.head.hash}</code>: keep it to prove later that the log still extends it.
       </span>
     </Notice>
   ) : (
@@ -152,7 +152,7 @@ const Row: FC<{ e: AuditEntryView }> = ({ e }) => (
     <td data-label="Summary">{e.summary}</td>
     <td class="small" data-label="Address">
       {e.ip ?? <span class="muted">—</span>}
-      {e.user_agent && <div class="muted">{e.user_agent.slice(0, 60)}</div>}
+      {e.user_agent && <div class="muted">{e.user_agent.length > 60 ? `${e.user_agent.slice(0, 59)}…` : e.user_agent}</div>}
     </td>
   </tr>
 );

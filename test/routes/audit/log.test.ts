@@ -201,6 +201,19 @@ describe("GET /api/v1/audit/verify", () => {
     expect((await verify(team.full)).data).toMatchObject({ ok: true, checked: team.seq(5), unsealed: 0 });
   });
 
+  it("sealers racing never fork the chain", async () => {
+    const team = await seeded();
+    await svc.db.batch(
+      Array.from({ length: 30 }, (_, i) => entry(token(team.id), { verb: "domain.create", target: null, summary: `raced ${i}` })) as [
+        Statement,
+        ...Statement[],
+      ],
+    );
+    const sealed = await Promise.all(Array.from({ length: 6 }, () => sealTeam(svc, team.id)));
+    expect(sealed.reduce((a, n) => a + n, 0)).toBe(30);
+    expect((await verify(team.full)).data).toMatchObject({ ok: true, checked: team.seq(4) + 30, unsealed: 0 });
+  });
+
   it("names an entry altered with a raw UPDATE", async () => {
     const team = await seeded();
     await env.DB.prepare("UPDATE audit_entries SET summary = 'nothing to see' WHERE team_id = ? AND seq = ?").bind(team.id, team.seq(2)).run();
