@@ -257,8 +257,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       adversary: { type: "boolean", default: process.env.OIDC_ADVERSARY === "true" },
     },
   });
-  const site = `http://127.0.0.1:${process.env.PORT ?? "8787"}`;
-  const redirectUris = values["redirect-uri"] ?? (process.env.OIDC_REDIRECT_URIS?.split(",") || [`${site}/sso/callback`]);
+  // The dev server answers on both names; the callback follows the origin the dashboard was opened on.
+  const port = process.env.PORT ?? "8787";
+  const sites = [`http://127.0.0.1:${port}`, `http://localhost:${port}`];
+  const redirectUris = values["redirect-uri"] ?? (process.env.OIDC_REDIRECT_URIS?.split(",") || sites.map((s) => `${s}/sso/callback`));
   const op = await startOidcProvider({
     port: Number(values.port),
     clientId: values["client-id"],

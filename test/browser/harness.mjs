@@ -71,7 +71,8 @@ export async function startStack({ port, zone = {}, vars = {} }) {
 /** Signs in through the form and the link in the dev outbox, as a person reading their mail would. */
 export async function signIn(page, email) {
   await page.goto("/sign-in");
-  await page.getByLabel("Email address").fill(email);
+  // Exact: the sign-in page also has "Work email address" (Sign in with SSO).
+  await page.getByLabel("Email address", { exact: true }).fill(email);
   await page.getByRole("button", { name: "Email me a sign-in link" }).click();
   await page.getByRole("heading", { name: "Check your email" }).waitFor();
   await openMailLink(page, email);
