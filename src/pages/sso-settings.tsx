@@ -8,7 +8,7 @@ import type { AppEnv } from "../context";
 import { ApiError, forbidden } from "../lib/errors";
 import type { SignedIn } from "../services/accounts/sessions";
 import { addSsoDomain, removeSsoDomain, verifySsoDomain } from "../services/sso/domains";
-import { configureSso, getSso, setSsoOptions, type SsoView } from "../services/sso/settings";
+import { configureSso, getSso, removeSso, setSsoOptions, type SsoView } from "../services/sso/settings";
 import { checkCsrf, readForm, signedInOrRedirect } from "./guard";
 import { frameOf, siteOrigin } from "./frame";
 import { CsrfField, type Frame, Layout, Notice } from "./layout";
@@ -160,6 +160,19 @@ const SsoSettingsPage: FC<{ frame: Frame; view: SsoView; owner: boolean; callbac
         )}
       </section>
 
+      {owner && (view.configured || view.domains.length > 0) && (
+        <section class="panel narrow">
+          <h2>Remove single sign-on</h2>
+          <p class="small">Removes the provider, its secret and the domains; everyone signs in with email links again.</p>
+          <form method="post" action={`${PATH}/remove`}>
+            <CsrfField csrf={frame.csrf} />
+            <button type="submit" class="secondary">
+              Remove single sign-on
+            </button>
+          </form>
+        </section>
+      )}
+
       {view.configured && verified.length > 0 && (
         <section class="panel narrow">
           <h2>Test sign-in</h2>
@@ -272,6 +285,15 @@ export function ssoSettingsPages() {
       if (e instanceof ApiError && (e.status === 409 || e.status === 503)) return render(c, s, { problem: [e.message] }, e.status);
       throw e;
     }
+  });
+
+  r.post(`${PATH}/remove`, async (c) => {
+    const s = signedInOrRedirect(c);
+    if (s instanceof Response) return s;
+    const form = await readForm(c);
+    checkCsrf(c, form.get("_csrf"));
+    await removeSso(c.get("services"), s);
+    return render(c, s, { saved: "Single sign-on removed: everyone signs in with email links again." });
   });
 
   r.post(`${PATH}/domains/:domain/delete`, async (c) => {

@@ -91,6 +91,39 @@ describe("configuration", () => {
   });
 });
 
+describe("removal", () => {
+  it("removes the provider, the secret and the domains, frees the domain and brings email links back, audited", async () => {
+    const t = await ssoTeam(fake, { enforced: true });
+    const member = await insertMember(t.teamId, "viewer", `ka-${crypto.randomUUID().slice(0, 6)}@${t.domain}`);
+    const res = await t.owner.post("/settings/sso/remove", {}, "/settings/sso");
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain("Single sign-on removed");
+    const left = await env.DB.prepare("SELECT (SELECT COUNT(*) FROM team_sso WHERE team_id = ?1) + (SELECT COUNT(*) FROM sso_domains WHERE team_id = ?1) AS n")
+      .bind(t.teamId)
+      .first<{ n: number }>();
+    expect(left?.n).toBe(0);
+    const link = await new Browser().post("/sign-in", { email: member.email }, "/sign-in");
+    expect(await link.text()).toContain("Check your email");
+    expect(await mailsTo(member.email)).toBe(1);
+    const entry = await env.DB.prepare("SELECT summary FROM audit_entries WHERE team_id = ? AND verb = 'sso.remove'")
+      .bind(t.teamId)
+      .first<{ summary: string }>();
+    expect(entry?.summary).toContain(`domains=${t.domain}`);
+    // Another team may now prove the domain.
+    const other = await ssoTeam(fake, { domain: t.domain });
+    expect(other.domain).toBe(t.domain);
+  });
+
+  it("is refused to an admin", async () => {
+    const t = await ssoTeam(fake);
+    const admin = await insertMember(t.teamId, "admin");
+    const a = new Browser();
+    await a.signIn(admin.email);
+    expect((await a.post("/settings/sso/remove", {}, "/settings/sso")).status).toBe(403);
+    expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM team_sso WHERE team_id = ?").bind(t.teamId).first<{ n: number }>())?.n).toBe(1);
+  });
+});
+
 describe("GET /api/v1/sso", () => {
   it("gives a full token the settings without the secret; a read-only token is refused", async () => {
     const team = await makeTeam();

@@ -4,7 +4,7 @@
 // (docs/decisions.md D245). Every change is audited in its own batch. Does I/O (D1, DNS, HTTPS).
 import { and, asc, eq, isNotNull } from "drizzle-orm";
 import type { ProviderEndpoints } from "../../core/sso/discovery";
-import { ssoDomains, teamSso } from "../../db/schema";
+import { ssoDomains, ssoLogins, teamSso } from "../../db/schema";
 import { conflict, forbidden, validationFailed } from "../../lib/errors";
 import type { Services } from "../../services";
 import type { SignedIn } from "../accounts/sessions";
@@ -165,4 +165,26 @@ export async function setSsoOptions(svc: Services, signedIn: Pick<SignedIn, "rol
     }),
   ]);
   return getSso(svc, signedIn.ctx);
+}
+
+/**
+ * Removes single sign-on from the team: the provider, its sealed secret, the covered domains (freeing them
+ * for another team) and any sign-in in flight. Email links work again for everyone at once.
+ */
+export async function removeSso(svc: Services, signedIn: Pick<SignedIn, "role" | "ctx">): Promise<void> {
+  requireSsoOwner(signedIn);
+  const { teamId } = signedIn.ctx;
+  const row = await loadSso(svc, teamId);
+  const domains = await listSsoDomains(svc, teamId);
+  if (!row && domains.length === 0) return;
+  await commit(svc, [
+    svc.db.delete(teamSso).where(eq(teamSso.teamId, teamId)),
+    svc.db.delete(ssoDomains).where(eq(ssoDomains.teamId, teamId)),
+    svc.db.delete(ssoLogins).where(eq(ssoLogins.teamId, teamId)),
+    audit(svc, signedIn.ctx, {
+      verb: "sso.remove",
+      target: { type: "sso", id: teamId },
+      summary: `issuer=${row?.issuer ?? "none"} domains=${domains.map((d) => d.domain).join(",") || "none"} was_enforced=${row?.enforced ? "yes" : "no"}`,
+    }),
+  ]);
 }
