@@ -15,6 +15,7 @@ export interface EntryRow {
   summary: string;
   ip: string | null;
   user_agent: string | null;
+  hash: string | null;
 }
 
 /** A team's entries, oldest first; only one verb's when given. */

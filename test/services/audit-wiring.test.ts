@@ -74,6 +74,25 @@ describe("REST writes (a team token)", () => {
     expect(await entriesOf(team.id, "domain.delete")).toHaveLength(1);
   });
 
+  it("records a DKIM selector added by hand once, and its removal once; entries are sealed into the chain", async () => {
+    const team = await makeTeam();
+    const d = await addDomain(team);
+    stub = installDohStub({});
+    const add = () => call(`/api/v1/domains/${d.id}/dkim/selectors`, { method: "POST", token: team.full, body: { selector: "Mail2026" } });
+    expect((await add()).status).toBe(201);
+    expect((await add()).status).toBe(200); // already known: nothing added
+    const del = () => call(`/api/v1/domains/${d.id}/dkim/selectors/mail2026`, { method: "DELETE", token: team.full });
+    expect((await del()).status).toBe(204);
+    expect((await del()).status).toBe(404);
+    const rows = (await entriesOf(team.id)).filter((e) => e.verb.startsWith("dkim_selector."));
+    expect(rows.map((e) => [e.verb, e.target_id, e.summary])).toEqual([
+      ["dkim_selector.add", `mail2026._domainkey.${d.name}`, `selector mail2026 added to ${d.name}`],
+      ["dkim_selector.delete", `mail2026._domainkey.${d.name}`, `selector mail2026 (manual, missing) removed from ${d.name}`],
+    ]);
+    // commit() seals what it wrote (docs/audit.md "The chain"): every entry has its hash once the call returned.
+    expect((await entriesOf(team.id)).filter((e) => e.hash === null)).toEqual([]);
+  });
+
   it("a plan's domain allowance refusing the insert (409) records nothing", async () => {
     const team = await makeTeam("starter");
     const limit = (await json<{ data: { limits: { domains: number } } }>(await call("/api/v1/me", { token: team.full }))).data.limits.domains;
