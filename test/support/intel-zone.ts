@@ -20,14 +20,22 @@ export const acmeZone: StubZone = {
   "_mta-sts.acme.example": { TXT: ["v=STSv1; id=20261101T000000"] },
   "mta-sts.acme.example": { A: ["93.184.216.34"] },
   "_smtp._tls.acme.example": { TXT: ["v=TLSRPTv1; rua=mailto:tls-reports@acme.example"] },
-  "default._bimi.acme.example": { TXT: ["v=BIMI1; l=https://acme.example/logo.svg; a=https://acme.example/vmc.pem"] },
+  // A logo without a mark certificate: a real VMC names its own domain, so none can be valid for acme.example here.
+  "default._bimi.acme.example": { TXT: ["v=BIMI1; l=https://logo.acme.example/logo.svg"] },
+  "logo.acme.example": { A: ["93.184.216.35"] },
 };
 
-/** Serves the MTA-STS policy (RFC 8461 §3.3) for acme.example; every other HTTPS URL is a 404. */
+/** A logo that follows the SVG Tiny PS profile (square, titled, no script or external reference). */
+export const LOGO_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" version="1.2" baseProfile="tiny-ps" viewBox="0 0 100 100"><title>Acme</title><rect width="100" height="100" fill="#1a73e8"/></svg>';
+
+/** Serves the MTA-STS policy (RFC 8461 §3.3) and the BIMI logo of acme.example; every other HTTPS URL is a 404. */
 export const policyServer = (req: Request): Response =>
   req.url === "https://mta-sts.acme.example/.well-known/mta-sts.txt"
     ? new Response(POLICY, { headers: { "content-type": "text/plain" } })
-    : new Response("not found", { status: 404 });
+    : req.url === "https://logo.acme.example/logo.svg"
+      ? new Response(LOGO_SVG, { headers: { "content-type": "image/svg+xml" } })
+      : new Response("not found", { status: 404 });
 
 /** Every fetch fails: no resolver can answer (and no HTTPS either). */
 export const allDown = (): Promise<Response> => Promise.resolve(new Response("unavailable", { status: 503 }));

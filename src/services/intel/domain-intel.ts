@@ -27,6 +27,9 @@ export async function domainIntel(svc: Services, input: string, full: boolean) {
     clock: svc.clock,
     allowPrivateTargets: svc.config.webhookAllowPrivate,
     dnsbl: defaultLists({ spamhausDqsKey: svc.config.dnsblDqsKey ?? undefined }),
+    // The published l= logo and a= mark certificate are fetched and validated for any domain (issue 32:
+    // a broken chain, a logo mismatch or an expired VMC shows here); only domains with a BIMI record pay for it.
+    checkBimiLogo: true,
   });
   const analysis = await analyzeDomain(domain, options);
   if (nothingResolved(analysis)) throw dependencyUnavailable();
