@@ -18,6 +18,8 @@ import { sweepOutbox } from "../services/webhooks/sweeps";
 import { purgeNotificationLog, sweepNotifications } from "../services/notify/sweep";
 import { runDueDigests } from "../services/digests/run";
 import { sweepMtaStsHosting } from "../services/mta-sts-hosting/sweep";
+import { sweepUnsealed } from "../services/audit/seal";
+import { pruneAuditLogs } from "../services/audit/retention";
 import { revalidateHostedMarks } from "../services/bimi-hosting/revalidate";
 
 export const EVERY_MINUTE = "* * * * *";
@@ -41,6 +43,7 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
     { name: "notification-sweep", run: (svc) => sweepNotifications(svc, svc.clock.now()) },
     { name: "digests", run: (svc) => runDueDigests(svc, svc.clock.now()) },
     { name: "mta-sts-hosting", run: (svc) => sweepMtaStsHosting(svc) },
+    { name: "audit-seal", run: (svc) => sweepUnsealed(svc) },
   ],
   [DAILY]: [
     { name: "dkim-audit", run: (svc) => runDkimAudit(svc) },
@@ -50,6 +53,7 @@ export const SCHEDULES: Readonly<Record<string, readonly CronJob[]>> = {
     { name: "silent-reporters", run: (svc) => checkSilentReporters(svc) },
     { name: "reseal-webhook-secrets", run: (svc) => resealSecrets(svc) },
     { name: "notification-log-retention", run: (svc) => purgeNotificationLog(svc, svc.clock.now()) },
+    { name: "audit-retention", run: (svc) => pruneAuditLogs(svc) },
     { name: "bimi-revalidate", run: (svc) => revalidateHostedMarks(svc) },
   ],
 };
