@@ -1,5 +1,6 @@
 // OpenAPI schemas of hosted BIMI (issue 32 §2): the state, the validation report and the Gmail answer.
 import { z } from "@hono/zod-openapi";
+import { BIMI_HOSTING_EXAMPLE } from "./example";
 
 const ts = (description: string) => z.string().nullable().openapi({ format: "date-time", description });
 const STATE = z.enum(["met", "not_met", "cannot_tell"]);
@@ -109,7 +110,7 @@ export const BimiHosting = z
     validated_at: ts("When the validation report was made."),
     gmail: GmailReadinessSchema,
   })
-  .openapi("BimiHosting");
+  .openapi("BimiHosting", { example: BIMI_HOSTING_EXAMPLE });
 
 export const LogoBody = z.object({
   svg: z.string().openapi({ description: "The SVG Tiny PS document, at most 32 KB." }),
