@@ -2,6 +2,7 @@
 import type { Api } from "../app-router";
 import { accountRoutes } from "./account";
 import { alertRoutes } from "./alerts";
+import { auditRoutes } from "./audit";
 import { bimiHostingRoutes } from "./bimi-hosting";
 import { domainRoutes } from "./domains";
 import { dkimToolRoutes } from "./dkim/tools";
@@ -27,6 +28,7 @@ export function mountApiRoutes(v1: Api): void {
   v1.route("/", tlsRoutes());
   v1.route("/", webhookRoutes());
   v1.route("/", notificationRoutes());
+  v1.route("/", auditRoutes());
   v1.route("/", mtaStsHostingRoutes());
   v1.route("/", bimiHostingRoutes());
   v1.route("/", ssoRoutes());
