@@ -48,6 +48,7 @@ const EXPECTED_JOBS: Record<string, string[]> = {
     "reseal-webhook-secrets",
     "notification-log-retention",
     "audit-retention",
+    "bimi-revalidate",
   ],
 };
 
