@@ -23,7 +23,7 @@ test("a new user signs up through the emailed link and lands on the dashboard", 
   await look(page, "landing");
   await page.getByRole("link", { name: "Sign in or create an account" }).click();
   await look(page, "sign-in");
-  await page.getByLabel("Email address").fill(owner);
+  await page.getByLabel("Email address", { exact: true }).fill(owner);
   await page.getByRole("button", { name: "Email me a sign-in link" }).click();
   await look(page, "check-your-email");
   await openMailLink(page, owner);
@@ -103,7 +103,7 @@ test("keyboard only: the skip link and the sign-in form work without a mouse", a
   await page.goto("/sign-in");
   await page.keyboard.press("Tab");
   assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), "Skip to content");
-  await page.getByLabel("Email address").focus();
+  await page.getByLabel("Email address", { exact: true }).focus();
   await page.keyboard.type(`kb-${Date.now()}@example.com`);
   await page.keyboard.press("Enter");
   await page.getByRole("heading", { name: "Check your email" }).waitFor();

@@ -128,7 +128,7 @@ async function redirectReceiver() {
 /** The browser part: not signed in, so sign in through the emailed link, come back to the consent page and allow. */
 async function consent(page, authorizeUrl, clientName, access, shot, { email = owner, decision = "Allow" } = {}) {
   await page.goto(authorizeUrl);
-  await page.getByLabel("Email address").fill(email);
+  await page.getByLabel("Email address", { exact: true }).fill(email);
   await page.getByRole("button", { name: "Email me a sign-in link" }).click();
   await page.getByRole("heading", { name: "Check your email" }).waitFor();
   await openMailLink(page, email);

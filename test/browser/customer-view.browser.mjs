@@ -50,7 +50,7 @@ test("a customer's way through the dashboard at desktop and phone widths", async
 
   // "Check your email" names the address and offers the same request again.
   await page.goto("/sign-in");
-  await page.getByLabel("Email address").fill(owner);
+  await page.getByLabel("Email address", { exact: true }).fill(owner);
   await page.getByRole("button", { name: "Email me a sign-in link" }).click();
   await page.getByRole("heading", { name: "Check your email" }).waitFor();
   assert.ok((await page.locator("main").textContent()).includes(owner));
