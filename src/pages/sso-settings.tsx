@@ -10,6 +10,7 @@ import type { SignedIn } from "../services/accounts/sessions";
 import { addSsoDomain, removeSsoDomain, verifySsoDomain } from "../services/sso/domains";
 import { configureSso, getSso, removeSso, setSsoOptions, type SsoView } from "../services/sso/settings";
 import { checkCsrf, readForm, signedInOrRedirect } from "./guard";
+import { when } from "./domain-format";
 import { frameOf, siteOrigin } from "./frame";
 import { CsrfField, type Frame, Layout, Notice } from "./layout";
 
@@ -56,7 +57,7 @@ const SsoSettingsPage: FC<{ frame: Frame; view: SsoView; owner: boolean; callbac
             <dt>Token endpoint authentication</dt>
             <dd>{view.token_endpoint_auth}</dd>
             <dt>Discovery read</dt>
-            <dd>{view.discovered_at}</dd>
+            <dd>{when(view.discovered_at)}</dd>
           </dl>
         )}
         {owner && (
