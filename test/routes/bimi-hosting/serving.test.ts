@@ -39,13 +39,18 @@ describe("GET /bimi/<domain>/<selector>.svg and .pem", () => {
     expect(res.headers.get("strict-transport-security")).toMatch(/max-age=31536000/);
   });
 
-  it("answers 304 to a matching If-None-Match, and serves the name case-insensitively", async () => {
+  it("answers 304 to a matching If-None-Match and HEAD without a body, and serves the name case-insensitively", async () => {
     await hostPaypal();
     const again = await call("/bimi/PayPal.com/DEFAULT.svg", { headers: { "if-none-match": `"${PAYPAL_SVG_SHA256}"` } });
     expect(again.status).toBe(304);
     expect(await again.text()).toBe("");
     const other = await call("/bimi/paypal.com/default.svg", { headers: { "if-none-match": '"0000"' } });
     expect(other.status).toBe(200);
+    // HEAD (receivers and caches probe with it): the GET's headers, no body.
+    const head = await call("/bimi/paypal.com/default.svg", { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("etag")).toBe(`"${PAYPAL_SVG_SHA256}"`);
+    expect(await head.text()).toBe("");
   });
 
   it("serves the certificate bundle as application/pem-certificate-chain, certificates only, leaf first", async () => {
