@@ -316,6 +316,27 @@ describe("the service's own work", () => {
     expect((await svc.db.query.webhookEndpoints.findFirst({ where: (t, { eq }) => eq(t.id, hook.id) }))?.enabled).toBe(false);
   });
 
+  it("records a channel the service disabled after its receiver answered 410 Gone, once", async () => {
+    const receiver = installReceiver({ "hooks.slack.com": { A: [PUBLIC_IP] } });
+    stub = receiver.stub;
+    receiver.respond(() => new Response("gone", { status: 410 }));
+    const team = await makeTeam();
+    // SITE_URL set (callSite): a message's links need it, or the attempt waits for it (D148).
+    const res = await callSite("/api/v1/notification-channels", {
+      method: "POST",
+      token: team.full,
+      body: { kind: "slack", name: "Ops", url: "https://hooks.slack.com/services/T1/B2/secretpart" },
+    });
+    const channel = (await json<{ data: { id: number } }>(res)).data;
+    for (let i = 0; i < 2; i++)
+      expect((await callSite(`/api/v1/notification-channels/${channel.id}/test`, { method: "POST", token: team.full })).status).toBe(202);
+    const rows = await entriesOf(team.id, "notification_channel.disable");
+    expect(rows.map((e) => [e.actor_kind, e.face, e.target_id, e.summary])).toEqual([
+      ["system", "system", String(channel.id), 'slack channel "Ops" disabled by the service: the receiver answered 410 Gone'],
+    ]);
+    expect(await entriesOf(team.id, "notification_channel.test")).toHaveLength(2);
+  });
+
   it("records a domain whose ownership lapsed as unverified by the service, once", async () => {
     const team = await makeTeam();
     const d = await addDomain(team);
