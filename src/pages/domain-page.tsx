@@ -157,7 +157,8 @@ export function domainDetailPages() {
           <p class="small">DMARC aggregate reports for this domain go to (put it in your DMARC record's rua= tag):</p>
           <Copyable value={d.dmarc_report_address} label="DMARC report address" />
           <p class="small">
-            <a href={`/domains/${id}/dmarc`}>DMARC reports and sources</a> · <a href={`/domains/${id}/tls`}>SMTP TLS reports</a>
+            <a href={`/domains/${id}/dmarc`}>DMARC reports and sources</a> · <a href={`/domains/${id}/tls`}>SMTP TLS reports</a> ·{" "}
+            <a href={`/domains/${id}/hosting`}>MTA-STS and BIMI hosting</a>
           </p>
         </section>
         {!d.plan && <PasteFixes fixes={d.fixes} />}

@@ -30,6 +30,11 @@ describe("the hosted MTA-STS page", () => {
     expect(res.headers.get("location")).toMatch(/^\/sign-in\?next=/);
   });
 
+  it("is linked from the domain page", async () => {
+    const { b, d, page } = await ownerWithDomain();
+    expect(await (await b.fetch(`/domains/${d.id}`)).text()).toContain(`<a href="${page}">MTA-STS and BIMI hosting</a>`);
+  });
+
   it("turns hosting on, lists the two CNAMEs and the policy, and enforces with one click once TLS reports allow it", async () => {
     const { b, d, page } = await ownerWithDomain();
     const off = await (await b.fetch(page)).text();
