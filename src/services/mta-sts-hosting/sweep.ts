@@ -14,11 +14,13 @@ import { commit, commitAll } from "../commit";
 import { systemContext } from "../context";
 import { driftWrites } from "./drift";
 import { type HostedRow, idHost, servedPolicy } from "./rows";
-import { removeExternal, syncExternal } from "./sync";
+import { clientFor, removeExternal, syncExternal } from "./sync";
 
 const BATCH = 25;
 /** A pending certificate is looked at again after this long (validation takes minutes). */
 const HOSTNAME_RECHECK_MS = 5 * 60_000;
+/** A failed API call is tried again on the next minute's sweep. */
+const API_RETRY_MS = 50_000;
 /** How often the published id is read when nothing changed. */
 const PUBLISHED_RECHECK_MS = 15 * 60_000;
 
@@ -60,7 +62,9 @@ async function removeRetired(svc: Services, now: Date): Promise<number> {
 }
 
 async function resync(svc: Services, now: Date): Promise<number> {
+  if (!clientFor(svc)) return 0;
   const stale = new Date(now.getTime() - HOSTNAME_RECHECK_MS);
+  const retry = new Date(now.getTime() - API_RETRY_MS);
   const rows = await svc.db
     .select()
     .from(hostedMtaSts)
@@ -76,10 +80,11 @@ async function resync(svc: Services, now: Date): Promise<number> {
         or(
           isNull(hostedMtaSts.hostnameCheckedAt),
           lte(hostedMtaSts.hostnameCheckedAt, stale),
-          sql`json_extract(${hostedMtaSts.hostnameDetails}, '$.apiError') IS NOT NULL`,
+          and(sql`json_extract(${hostedMtaSts.hostnameDetails}, '$.apiError') IS NOT NULL`, lte(hostedMtaSts.hostnameCheckedAt, retry)),
         ),
       ),
     )
+    .orderBy(hostedMtaSts.hostnameCheckedAt)
     .limit(BATCH)
     .all();
   for (const row of rows) await syncExternal(svc, row, true);

@@ -63,6 +63,8 @@ export async function syncExternal(svc: Services, row: HostedRow, refresh: Refre
     details.apiError = null;
   } catch (e) {
     details.apiError = apiMessage(e);
+    // Stamped on a failed attempt too, so the sweep takes the longest-waiting rows first during an outage.
+    set.hostnameCheckedAt = now;
     console.error(JSON.stringify({ level: "error", msg: "mta-sts hosting sync", domain_id: row.domainId, error: details.apiError }));
   }
   set.hostnameDetails = JSON.stringify(details);
