@@ -253,6 +253,8 @@ async function page(c: Context<AppEnv>, s: SignedIn, id: number, selector: strin
     <Layout title={`BIMI hosting for ${v.domain.name}`} frame={frame} active="/domains">
       <p class="small">
         <a href={`/domains/${v.domain.id}`}>{v.domain.name}</a>
+        {" · "}
+        <a href={`/domains/${v.domain.id}/hosting`}>Hosting</a>
       </p>
       <h1 class="break">{`BIMI logo hosting for ${v.domain.name}`}</h1>
       <p class="small muted">
