@@ -200,6 +200,19 @@ describe("changing the policy: a new id each time (RFC 8461 §3.1)", () => {
     expect(cf.calls.filter((c) => c.method === "POST" && c.path === "/custom_hostnames").length).toBe(1);
   });
 
+  it("adopts a custom hostname that already exists (a lost answer, or one made by hand) instead of failing", async () => {
+    const { team, d, cf } = await hostedDomain();
+    cf.hostnames.set("ch-by-hand", { id: "ch-by-hand", hostname: `mta-sts.${d.name}`, status: "active", ssl: { status: "active" } });
+    const s = await statusOf(await put(d.id, team.full));
+    expect(s.hosting?.hostname).toMatchObject({ status: "active", certificate_status: "active", api_error: null });
+    expect(cf.calls.filter((c) => c.path === "/custom_hostnames").map((c) => [c.method, c.query.hostname ?? null])).toEqual([
+      ["POST", null],
+      ["GET", `mta-sts.${d.name}`],
+    ]);
+    const row = await env.DB.prepare("SELECT custom_hostname_id FROM hosted_mta_sts WHERE domain_id = ?").bind(d.id).first();
+    expect(row).toEqual({ custom_hostname_id: "ch-by-hand" });
+  });
+
   it("keeps the change when the API fails, says so, and the sweep brings the id record in line", async () => {
     const { team, d, cf } = await hostedDomain();
     cf.failNext(500);
