@@ -4,10 +4,11 @@
 // after an INSERT ... SELECT ... WHERE with `changes() > 0`): a change that did not happen leaves no
 // entry. The target id may be a SQL expression too, for a row the same batch inserts (its id is not
 // known before the batch). No I/O here.
-import { is, SQL, type SQLWrapper, sql } from "drizzle-orm";
-import { SQLiteRaw } from "drizzle-orm/sqlite-core/query-builders/raw";
+import { SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Services } from "../services";
-import { type AuditInput, auditStatement } from "./audit/record";
+import { type AuditInput, auditStatement, batchable } from "./audit/record";
+
+export { batchable };
 import type { Statement } from "./commit";
 import type { ServiceContext } from "./context";
 
@@ -43,20 +44,8 @@ export function auditWhen(svc: Services, ctx: ServiceContext, input: AuditInput,
   return batchable(svc, svc.db.run(guard.when ? sql`${body} WHERE ${guard.when}` : body));
 }
 
-/**
- * drizzle's D1 batch binds a raw statement (db.run, db.all) through a prepared `stmt` that they never set
- * (drizzle-orm 0.45: "Cannot read properties of undefined (reading 'bind')"), so an entry, or a raw
- * INSERT ... SELECT, could not join a batch; this prepares it. The statement stays what it was (the sealer
- * still recognises an entry).
- */
-export function batchable<T extends Statement>(svc: Services, statement: T): T {
-  const raw = statement as unknown as { getQuery(): { sql: string }; stmt?: D1PreparedStatement };
-  if (is(statement, SQLiteRaw) && raw.stmt === undefined) raw.stmt = svc.db.$client.prepare(raw.getQuery().sql);
-  return statement;
-}
-
 /** An unguarded entry at the service clock's time (auditStatement's default is the wall clock). */
-export const audit = (svc: Services, ctx: ServiceContext, input: AuditInput): Statement => batchable(svc, auditStatement(svc, ctx, input, svc.clock.now()));
+export const audit = (svc: Services, ctx: ServiceContext, input: AuditInput): Statement => auditStatement(svc, ctx, input, svc.clock.now());
 
 /**
  * A URL as an audit summary may show it: the origin only, "…" for any path or query, which may carry a
