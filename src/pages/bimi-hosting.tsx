@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // The hosted BIMI page of a domain (issue 32 §2, §3): whether Gmail would show the logo, requirement by
 // requirement with the fix; a preview of the hosted logo as inboxes crop it (circle and square), drawn by
-// <img> from the public URL so the SVG runs nothing; the TXT record to publish and what the last check saw;
+// <img> from the public URL so the SVG runs nothing; the TXT record to publish and what DNS answers for it now;
 // logo and certificate uploads (files through multipart forms, or a certificate URL); stop hosting.
 import { type Context, Hono } from "hono";
 import type { FC } from "hono/jsx";
@@ -129,17 +129,19 @@ const Record: FC<{ v: BimiHostingView }> = ({ v }) => {
       ) : (
         <p>The service's public address (SITE_URL) is not configured, so the URLs to publish are not known. Ask the operator to set it.</p>
       )}
-      <h3>What the last check found</h3>
-      {p === null ? (
-        <p class="muted" id="record-live">
-          {v.selector === "default" ? "The domain has not been checked yet." : "Checks look up the default selector only."}
-        </p>
-      ) : (
-        <p id="record-live" class="break">
-          {p.record === null ? "No BIMI record is published." : <span class="mono">{p.record}</span>}
-          <span class="small muted">{` (checked ${when(p.checked_at)})`}</span>
-        </p>
-      )}
+      <h3>What DNS answers now</h3>
+      <p id="record-live" class="break">
+        {p === null || p.status === "temperror" ? (
+          "The lookup failed just now; reload the page to try again."
+        ) : p.record === null ? (
+          "No BIMI record is published yet."
+        ) : (
+          <>
+            <span class="mono">{p.record}</span>
+            {p.status === "invalid" && " (not a valid BIMI record: receivers ignore it)"}
+          </>
+        )}
+      </p>
     </section>
   );
 };

@@ -10,7 +10,7 @@ export const bimiHostingTools = [
     name: "get_bimi_hosting",
     title: "Hosted BIMI logo, certificate and validation report",
     description:
-      "The BIMI logo and mark certificate (VMC or CMC) this service hosts for a domain: the public URLs for l= and a=, the TXT record to publish and what the last check found there, the stored validation report (SVG Tiny PS findings of the logo; the certificate's checks with their fixes: chain to a BIMI-trusted root, key purpose, dates, names, the embedded logo and whether it matches) and gmail: each requirement Gmail publishes for showing a logo, met / not_met / cannot_tell, with the fix, and a one-sentence verdict. hosted=false when nothing is uploaded. Uploads are made on the dashboard or over the REST API.",
+      "The BIMI logo and mark certificate (VMC or CMC) this service hosts for a domain: the public URLs for l= and a=, the TXT record to publish and what DNS answers for it now, the stored validation report (SVG Tiny PS findings of the logo; the certificate's checks with their fixes: chain to a BIMI-trusted root, key purpose, dates, names, the embedded logo and whether it matches) and gmail: each requirement Gmail publishes for showing a logo, met / not_met / cannot_tell, with the fix, and a one-sentence verdict. hosted=false when nothing is uploaded. Uploads are made on the dashboard or over the REST API.",
     input: z.object({
       domain_id: domainId,
       selector: z.string().max(63).optional().describe('The BIMI selector (default "default").'),

@@ -40,7 +40,7 @@ const get = createRoute({
   operationId: "getBimiHosting",
   summary: "The hosted BIMI logo and certificate, the record to publish, the validation report and whether Gmail would show the logo",
   description:
-    "The state of one selector (default `default`): the public URLs for l= and a=, the TXT record to publish, what the last check saw of it, the stored validation report (SVG Tiny PS findings; the certificate's chain, EKU, dates, names and logotype checks) and, requirement by requirement, whether Gmail would show the logo (met / not met / cannot tell, with the fix). Read-only tokens may read it.",
+    "The state of one selector (default `default`): the public URLs for l= and a=, the TXT record to publish, what DNS answers for it now, the stored validation report (SVG Tiny PS findings; the certificate's chain, EKU, dates, names and logotype checks) and, requirement by requirement, whether Gmail would show the logo (met / not met / cannot tell, with the fix). Read-only tokens may read it.",
   request: { params: DomainParams, query: SelectorQuery },
   responses: { 200: jsonContent(dataOf(BimiHosting), "The hosted state."), ...errorResponses(...AUTH_ERRORS, 404, 422) },
 });

@@ -93,14 +93,14 @@ export const BimiHosting = z
       .openapi({ description: "The BIMI record to publish; null when the service's public origin (SITE_URL) is not configured." }),
     published: z
       .object({
-        checked_at: ts("The domain's last check."),
+        checked_at: ts("When DNS was asked (now)."),
         status: z.string().nullable(),
         record: z.string().nullable(),
         logo: z.string().nullable(),
         authority: z.string().nullable(),
       })
       .nullable()
-      .openapi({ description: "What the domain's last check found at default._bimi (null before the first check or for another selector)." }),
+      .openapi({ description: "What DNS answers now at <selector>._bimi.<domain>: status present, missing, invalid or temperror." }),
     validation: z
       .object({
         logo: z.object({ sha256: z.string(), bytes: z.number().int(), findings: z.array(LogoFinding) }).nullable(),

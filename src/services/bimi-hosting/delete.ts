@@ -3,7 +3,7 @@
 import { and, eq } from "drizzle-orm";
 import { hostedBimi } from "../../db/schema";
 import type { Services } from "../../services";
-// audit(): auditStatement made batchable (drizzle D1 binds raw statements only when prepared), at the service clock.
+// audit(): the audit entry statement at the service clock.
 import { audit } from "../audit-when";
 import { commitAll } from "../commit";
 import { type ServiceContext, requireWrite } from "../context";

@@ -34,7 +34,7 @@ export interface ReadinessFacts {
   domain: string;
   selector: string;
   dmarc: DmarcFacts | null;
-  /** The last check's BIMI record (null: no check yet); `logo`/`authority`: its l= and a=. */
+  /** The BIMI record DNS answers now (null: the lookup failed); `logo`/`authority`: its l= and a=. */
   published: { record: string | null; logo: string | null; authority: string | null } | null;
   expected: { logo: string; authority: string } | null;
   hasLogo: boolean;
@@ -167,7 +167,7 @@ function recordRow(f: ReadinessFacts): GmailRequirement {
     return row("record_published", label, "cannot_tell", "The service's public address (SITE_URL) is not configured, so the URLs to publish are unknown.");
   const p = f.published;
   const fix = `Publish the TXT record shown on this page at ${f.selector}._bimi.${f.domain}.`;
-  if (p === null) return row("record_published", label, "cannot_tell", "The domain has not been checked yet; run a check after publishing.", fix);
+  if (p === null) return row("record_published", label, "cannot_tell", "The DNS lookup of the record failed just now; reload to try again.", fix);
   if (p.record === null) return row("record_published", label, "not_met", "No BIMI record is published.", fix);
   const wrong: string[] = [];
   if (p.logo !== f.expected.logo) wrong.push(`l= is ${p.logo ?? "missing"}`);

@@ -1,5 +1,6 @@
-// The hosted BIMI state of one domain and selector: the files served, the record to publish and what the
-// last check saw of it, the stored validation report and the Gmail answer. Does I/O (D1, the domain's object).
+// The hosted BIMI state of one domain and selector: the files served, the record to publish and what DNS
+// answers for it now, the stored validation report and the Gmail answer. Does I/O (D1, the domain's object, DNS).
+import { isBimiCandidate, parseBimiRecord } from "../../core/bimi/record";
 import type { StoredPosture } from "../../core/posture/stored";
 import { iso } from "../../lib/time";
 import type { Services } from "../../services";
@@ -24,7 +25,7 @@ export interface BimiHostingView {
   } | null;
   /** The TXT record to publish; null when the service's public origin is unknown (SITE_URL unset). */
   record: { host: string; type: "TXT"; value: string } | null;
-  /** What the domain's last check found at the record's name. */
+  /** What DNS answers now at the record's name (status present, missing, invalid or temperror). */
   published: { checked_at: string | null; status: string | null; record: string | null; logo: string | null; authority: string | null } | null;
   validation: StoredValidation | null;
   validated_at: string | null;
@@ -58,10 +59,22 @@ function dmarcFacts(p: StoredPosture | null): DmarcFacts | null {
   };
 }
 
-function publishedOf(p: StoredPosture | null, checkedAt: Date | null): BimiHostingView["published"] {
-  const view = p?.records.bimi as { status?: string; record?: string | null; logo?: string | null; authority?: string | null } | undefined;
-  if (!view) return null;
-  return { checked_at: iso(checkedAt), status: view.status ?? null, record: view.record ?? null, logo: view.logo ?? null, authority: view.authority ?? null };
+/**
+ * What DNS answers now at `<selector>._bimi.<domain>` (a live lookup, as the hosting page shows the MTA-STS
+ * records): the BIMI record if exactly one is there, its l= and a=. A failed lookup says so ("temperror").
+ */
+async function liveRecord(svc: Services, name: string, selector: string): Promise<NonNullable<BimiHostingView["published"]>> {
+  const checkedAt = iso(svc.clock.now());
+  const answer = await svc.createResolver().query(`${selector}._bimi.${name}`, "TXT");
+  if (answer.kind === "temperror") return { checked_at: checkedAt, status: "temperror", record: null, logo: null, authority: null };
+  const found = answer.kind === "records" ? answer.records.filter(isBimiCandidate) : [];
+  if (found.length === 0) return { checked_at: checkedAt, status: "missing", record: null, logo: null, authority: null };
+  // Draft §4.4: more than one BIMI record at the name is as good as none.
+  if (found.length > 1) return { checked_at: checkedAt, status: "invalid", record: found.join(" | "), logo: null, authority: null };
+  const record = found[0] ?? "";
+  const parsed = parseBimiRecord(record);
+  if (!parsed.ok) return { checked_at: checkedAt, status: "invalid", record, logo: null, authority: null };
+  return { checked_at: checkedAt, status: "present", record, logo: parsed.value.record.logo, authority: parsed.value.record.authority };
 }
 
 /** The view of a row (or of nothing hosted yet) for a domain already read in the caller's team. */
@@ -74,8 +87,7 @@ export async function viewOf(
 ): Promise<BimiHostingView> {
   const urls = hostedUrls(origin, domain.name, selector);
   const validation = parseValidation(row?.validation ?? null);
-  const posture = await latestPosture(svc, domain);
-  const published = selector === "default" ? publishedOf(posture, domain.lastCheckedAt) : null;
+  const [posture, published] = await Promise.all([latestPosture(svc, domain), liveRecord(svc, domain.name, selector)]);
   const hasCertificate = row?.certificatePem != null;
   return {
     domain: { id: domain.id, name: domain.name, verified: domain.verified },
@@ -102,8 +114,7 @@ export async function viewOf(
       domain: domain.name,
       selector,
       dmarc: dmarcFacts(posture),
-      // Only the default selector is looked up by the domain's checks; another selector's record is not known.
-      published: published ? { record: published.record, logo: published.logo, authority: published.authority } : null,
+      published: published.status === "temperror" ? null : { record: published.record, logo: published.logo, authority: published.authority },
       expected: urls,
       hasLogo: row?.logoSvg != null,
       certificate: validation?.certificate ?? null,

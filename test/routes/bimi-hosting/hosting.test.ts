@@ -9,6 +9,7 @@ import { BAD_SVG, callSite, clearHosted, PAYPAL_SVG_SHA256, PLAIN_SVG, paypalPem
 
 type View = {
   hosted: boolean;
+  published: { status: string; record: string | null } | null;
   logo: { url: string | null; sha256: string; bytes: number } | null;
   certificate: { url: string | null; source_url: string | null; kind: string | null; not_after: string | null } | null;
   record: { host: string; value: string } | null;
@@ -86,6 +87,24 @@ describe("hosted BIMI: a real VMC and its logo", () => {
     expect(v2.validation?.certificate?.logo_matches).toBe(true);
     expect(v2.record?.value).toBe(`v=BIMI1; l=${SITE}/bimi/xometry.com/default.svg; a=${SITE}/bimi/xometry.com/default.pem`);
     expect(v2.certificate?.url).toBe(`${SITE}/bimi/xometry.com/default.pem`);
+    // Not published yet: DNS answers NXDOMAIN now, so that row is not met.
+    expect(v2.published).toMatchObject({ status: "missing", record: null });
+    expect(stateOf(v2, "record_published")).toBe("not_met");
+
+    // Once the record is in DNS, the next read sees it (a live lookup, not the last check).
+    r.stub.restore();
+    r = installReceiver({ "default._bimi.xometry.com": { TXT: [v2.record?.value ?? ""] } });
+    const live = (await json<{ data: View & { published: { status: string } } }>(await callSite(base(d.id), { token: team.readOnly }))).data;
+    expect(live.published.status).toBe("present");
+    expect(stateOf(live, "record_published")).toBe("met");
+    // A record that points l= elsewhere is not met, with the fix.
+    r.stub.restore();
+    r = installReceiver({ "default._bimi.xometry.com": { TXT: ["v=BIMI1; l=https://cdn.example/logo.svg; a="] } });
+    const other = (await json<{ data: View }>(await callSite(base(d.id), { token: team.full }))).data;
+    expect(other.gmail.requirements.find((x) => x.id === "record_published")).toMatchObject({
+      state: "not_met",
+      fix: expect.stringMatching(/default\._bimi\.xometry\.com/),
+    });
   });
 
   it("reports a logo that is not the one in the certificate, and raises the hosting alert", async () => {
