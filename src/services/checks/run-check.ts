@@ -7,7 +7,7 @@ import { dmarcEvidence } from "../dmarc/evidence";
 import { diffPostures } from "../../core/posture/diff";
 import { RECORD_PARTS } from "../../core/posture/registry";
 import type { PartStatus, PostureCategory } from "../../core/posture/types";
-import { checks, diffs, domains, teams } from "../../db/schema";
+import { checks, diffs, domains, hostedMtaSts, teams } from "../../db/schema";
 import { DAY_MS } from "../../lib/time";
 import type { Services } from "../../services";
 import { openAlertKeys, upsertAlerts } from "../alerts/raise";
@@ -45,13 +45,15 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   // copied, in the domain's object, below) means this one is a redelivery.
   if (await db.select({ id: checks.id }).from(checks).where(eq(checks.id, msg.check_id)).get()) return { recorded: false, reason: "duplicate" };
   const found = await db
-    .select({ domain: domains, plan: teams.plan })
+    .select({ domain: domains, plan: teams.plan, hostedSts: hostedMtaSts })
     .from(domains)
     .innerJoin(teams, eq(teams.id, domains.teamId))
+    // Hosted MTA-STS (if any) in the same read: a quiet check of an unhosted domain costs no extra query.
+    .leftJoin(hostedMtaSts, eq(hostedMtaSts.domainId, domains.id))
     .where(eq(domains.id, msg.domain_id))
     .get();
   if (!found) return { recorded: false, reason: "no_domain" };
-  const { domain, plan } = found;
+  const { domain, plan, hostedSts } = found;
   // The previous check is read from the object; one a crash left in D1 is copied first (newest first).
   const store = domainStore(svc, domain);
   let [held, prev] = await Promise.all([store.heldChecks([msg.check_id]), domain.lastCheckId ? store.getCheck(domain.lastCheckId) : null]);
@@ -213,7 +215,7 @@ export async function runCheck(svc: Services, msg: CheckMessage): Promise<CheckO
   if (exp) alertDrafts.push(exp);
   const alertUpserts = upsertAlerts(db, alertDrafts, now, alertDrafts.length > 0 ? await openAlertKeys(db, domain.teamId, domain.id) : new Set());
   // A hosted MTA-STS policy: what senders see (the id in DNS, the fetched policy) against what we serve.
-  const hosted = await hostedDriftAfterCheck(svc, domain.id, analysis.parts.mta_sts, now);
+  const hosted = await hostedDriftAfterCheck(svc, hostedSts, analysis.parts.mta_sts, now);
 
   const built = events.map((e) => buildEvent(db, e, now));
   const recorded: typeof checks.$inferSelect = {

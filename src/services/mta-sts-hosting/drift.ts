@@ -85,10 +85,9 @@ export async function driftWrites(svc: Services, row: HostedRow, cmp: ServedComp
  * answered; the policy only when it was fetched (a failed fetch of our own host is left to the posture
  * findings, not called a difference).
  */
-export async function hostedDriftAfterCheck(svc: Services, domainId: number, sts: MtaStsResult | undefined, now: Date): Promise<DriftWrites> {
-  if (!sts) return NONE;
-  const row = await svc.db.select().from(hostedMtaSts).where(eq(hostedMtaSts.domainId, domainId)).get();
-  if (!row) return NONE;
+/** `row`: the domain's hosting row, read by the check together with the domain (no query of its own). */
+export async function hostedDriftAfterCheck(svc: Services, row: HostedRow | null, sts: MtaStsResult | undefined, now: Date): Promise<DriftWrites> {
+  if (!sts || !row) return NONE;
   const dnsId = sts.status === "temperror" ? undefined : sts.id;
   const p = sts.policy;
   const fetched = p.status === "valid" || p.failure === "invalid_policy" ? p.text : p.status === "invalid" && p.failure !== null ? null : undefined;
