@@ -11,6 +11,8 @@ export const SOLO_FILES: readonly string[] = [
   "test/routes/admin/report-moves.test.ts",
   // reads sender identities from public_cache, which other files fill for the same addresses
   "test/routes/dmarc/sources.test.ts",
+  // the same public_cache of sender identities
+  "test/routes/dmarc/analytics.test.ts",
   // one cron run reaches a bounded number of teams: other files' teams would crowd them out
   "test/services/digests.test.ts",
   // the disposable-domain list is loaded once per isolate
