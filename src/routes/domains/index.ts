@@ -62,10 +62,11 @@ const remove = createRoute({
   tags,
   security,
   operationId: "deleteDomain",
-  description: "Stops monitoring a domain and deletes its checks, diffs, DKIM inventory, DMARC reports and alerts. Emits domain.deleted.",
+  description:
+    "Stops monitoring a domain and deletes its checks, diffs, DKIM inventory, DMARC reports and alerts. Emits domain.deleted. 409 while the service hosts its MTA-STS policy: turn hosting off first (RFC 8461 §8.3).",
   summary: "Remove a domain and its history",
   request: { params: DomainParams },
-  responses: { 204: { description: "Removed." }, ...errorResponses(...AUTH_ERRORS, 403, 404) },
+  responses: { 204: { description: "Removed." }, ...errorResponses(...AUTH_ERRORS, 403, 404, 409) },
 });
 const verify = createRoute({
   method: "post",

@@ -143,3 +143,30 @@ describe("the stale-id alert (plain TXT delivery)", () => {
     expect(after[0]?.resolved_at).not.toBeNull();
   });
 });
+
+describe("DELETE /domains/{domain} while MTA-STS is hosted", () => {
+  it("is refused with 409 while hosting is on or retiring (RFC 8461 §8.3), and works once the sweep removed it", async () => {
+    const team = await makeTeam();
+    const d = await insertDomain(team.id);
+    const cf = installCloudflare(mxZone(d.name));
+    await call(path(d.id), { method: "PUT", token: team.full, body: { max_age: 86_400 } });
+    const on = await call(`/api/v1/domains/${d.id}`, { method: "DELETE", token: team.full });
+    expect(on.status).toBe(409);
+    expect((await json<{ code: string; message: string }>(on)).message).toContain("turn it off first");
+
+    const retiring = await hostingOf(await call(path(d.id), { method: "DELETE", token: team.full }));
+    const off = await call(`/api/v1/domains/${d.id}`, { method: "DELETE", token: team.full });
+    expect(off.status).toBe(409);
+    expect((await json<{ message: string }>(off)).message).toContain(retiring.retiring?.safe_to_remove_at ?? "?");
+    // Nothing was removed: the domain and its hosting are still there, and Cloudflare was not asked to delete.
+    expect((await call(`/api/v1/domains/${d.id}`, { token: team.full })).status).toBe(200);
+    expect(cf.calls.filter((c) => c.method === "DELETE")).toEqual([]);
+
+    // After the old max_age the sweep removes the hosting; then the domain can go.
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.parse(retiring.retiring?.safe_to_remove_at ?? "") + 120_000 });
+    await everyMinute();
+    vi.useRealTimers();
+    expect(await env.DB.prepare("SELECT 1 FROM hosted_mta_sts WHERE domain_id = ?").bind(d.id).first()).toBeNull();
+    expect((await call(`/api/v1/domains/${d.id}`, { method: "DELETE", token: team.full })).status).toBe(204);
+  });
+});
