@@ -93,7 +93,6 @@ export const BimiHosting = z
       .openapi({ description: "The BIMI record to publish; null when the service's public origin (SITE_URL) is not configured." }),
     published: z
       .object({
-        checked_at: ts("When DNS was asked (now)."),
         status: z.string().nullable(),
         record: z.string().nullable(),
         logo: z.string().nullable(),

@@ -53,6 +53,8 @@ async function fetchBundle(svc: Services, url: string): Promise<string> {
 
 export async function putCertificate(svc: Services, ctx: ServiceContext, domainId: number, input: PutCertificateInput): Promise<BimiHostingView> {
   requireWrite(ctx);
+  // The domain first: another team's id is a 404 whatever the body holds (docs/decisions.md D1).
+  const domain = await hostableDomain(svc, ctx, domainId);
   const selector = normalizeSelector(input.selector);
   const pem = input.pem ?? null;
   const url = input.url?.trim() || null;
@@ -60,7 +62,6 @@ export async function putCertificate(svc: Services, ctx: ServiceContext, domainI
     throw validationFailed({ pem: ["give either the PEM bundle or an https url to fetch it from"] }, "Give the certificate as PEM or as a URL.");
   if (pem !== null && new TextEncoder().encode(pem).length > CERTIFICATE_MAX_BYTES)
     throw payloadTooLarge(`The certificate bundle must be at most ${CERTIFICATE_MAX_BYTES} bytes.`);
-  const domain = await hostableDomain(svc, ctx, domainId);
   const bundle = url !== null ? await fetchBundle(svc, url) : certificateBundle(pem ?? "", "pem");
   const existing = await findHosted(svc, ctx.teamId, domain.id, selector);
   await writeHosted(svc, ctx, domain, selector, existing, { certificatePem: bundle, certificateUrl: url, certificateUploadedAt: svc.clock.now() }, null, {

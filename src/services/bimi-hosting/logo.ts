@@ -37,6 +37,8 @@ export function decodeSvg(svg: string | Uint8Array): { text: string; bytes: numb
 
 export async function putLogo(svc: Services, ctx: ServiceContext, domainId: number, input: PutLogoInput): Promise<BimiHostingView> {
   requireWrite(ctx);
+  // The domain first: another team's id is a 404 whatever the body holds (docs/decisions.md D1).
+  const domain = await hostableDomain(svc, ctx, domainId);
   const selector = normalizeSelector(input.selector);
   const { text, bytes } = decodeSvg(input.svg);
   const findings = inspectSvg(text, bytes);
@@ -47,7 +49,6 @@ export async function putLogo(svc: Services, ctx: ServiceContext, domainId: numb
       { svg: broken.map(findingLine) },
       `The logo does not follow SVG Tiny PS (${broken.length} problem${broken.length === 1 ? "" : "s"}); fix each one and upload it again.`,
     );
-  const domain = await hostableDomain(svc, ctx, domainId);
   const existing = await findHosted(svc, ctx.teamId, domain.id, selector);
   const sha256 = await sha256Hex(text);
   const now = svc.clock.now();

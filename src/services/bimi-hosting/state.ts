@@ -26,7 +26,7 @@ export interface BimiHostingView {
   /** The TXT record to publish; null when the service's public origin is unknown (SITE_URL unset). */
   record: { host: string; type: "TXT"; value: string } | null;
   /** What DNS answers now at the record's name (status present, missing, invalid or temperror). */
-  published: { checked_at: string | null; status: string | null; record: string | null; logo: string | null; authority: string | null } | null;
+  published: { status: string | null; record: string | null; logo: string | null; authority: string | null } | null;
   validation: StoredValidation | null;
   validated_at: string | null;
   gmail: GmailReadiness;
@@ -64,17 +64,16 @@ function dmarcFacts(p: StoredPosture | null): DmarcFacts | null {
  * records): the BIMI record if exactly one is there, its l= and a=. A failed lookup says so ("temperror").
  */
 async function liveRecord(svc: Services, name: string, selector: string): Promise<NonNullable<BimiHostingView["published"]>> {
-  const checkedAt = iso(svc.clock.now());
   const answer = await svc.createResolver().query(`${selector}._bimi.${name}`, "TXT");
-  if (answer.kind === "temperror") return { checked_at: checkedAt, status: "temperror", record: null, logo: null, authority: null };
+  if (answer.kind === "temperror") return { status: "temperror", record: null, logo: null, authority: null };
   const found = answer.kind === "records" ? answer.records.filter(isBimiCandidate) : [];
-  if (found.length === 0) return { checked_at: checkedAt, status: "missing", record: null, logo: null, authority: null };
+  if (found.length === 0) return { status: "missing", record: null, logo: null, authority: null };
   // Draft §4.4: more than one BIMI record at the name is as good as none.
-  if (found.length > 1) return { checked_at: checkedAt, status: "invalid", record: found.join(" | "), logo: null, authority: null };
+  if (found.length > 1) return { status: "invalid", record: found.join(" | "), logo: null, authority: null };
   const record = found[0] ?? "";
   const parsed = parseBimiRecord(record);
-  if (!parsed.ok) return { checked_at: checkedAt, status: "invalid", record, logo: null, authority: null };
-  return { checked_at: checkedAt, status: "present", record, logo: parsed.value.record.logo, authority: parsed.value.record.authority };
+  if (!parsed.ok) return { status: "invalid", record, logo: null, authority: null };
+  return { status: "present", record, logo: parsed.value.record.logo, authority: parsed.value.record.authority };
 }
 
 /** The view of a row (or of nothing hosted yet) for a domain already read in the caller's team. */
