@@ -1,6 +1,6 @@
 // The validation report kept with a hosted logo (hosted_bimi.validation): the SVG Tiny PS findings of the
 // logo and the mark certificate's checks against that logo, made by the core validators. No I/O.
-import { type MarkReport, validateMarkCertificate } from "../../core/bimi/mark";
+import type { MarkReport } from "../../core/bimi/mark";
 import type { Finding } from "../../core/types";
 import { sha256Hex } from "../../lib/crypto";
 
@@ -71,6 +71,8 @@ export async function validateCertificate(
   pem: string,
   facts: { domain: string; selector: string; logoSvg: string | null; now: Date },
 ): Promise<CertificateReport> {
+  // Loaded on first use, like the posture's check: the ASN.1 code stays out of every isolate's start.
+  const { validateMarkCertificate } = await import("../../core/bimi/mark");
   const report = await validateMarkCertificate(pem, { domain: facts.domain, selector: facts.selector, logoSvg: facts.logoSvg, now: facts.now });
   // The hash of the logo as it is now (not a stored one): the bytes served are the bytes compared.
   return certificateReport(report, facts.logoSvg === null ? null : await sha256Hex(facts.logoSvg));
