@@ -40,8 +40,15 @@ const TAGS = [
   { name: "Intelligence", description: "Posture of any domain and checks of email addresses." },
   { name: "Webhooks", description: "Endpoints, the event catalogue, deliveries and redelivery." },
   { name: "Notifications", description: "Channels that tell people (email, Slack, Teams, PagerDuty), their rules and delivery logs." },
-  { name: "MTA-STS hosting", description: "The MTA-STS policy served on mta-sts.<domain>, the records to publish with their live state, the one-click enforce and turning off (RFC 8461)." },
-  { name: "BIMI hosting", description: "The BIMI logo and mark certificate (VMC or CMC) served for l= and a=, their validation report and whether Gmail would show the logo." },
+  {
+    name: "MTA-STS hosting",
+    description:
+      "The MTA-STS policy served on mta-sts.<domain>, the records to publish with their live state, the one-click enforce and turning off (RFC 8461).",
+  },
+  {
+    name: "BIMI hosting",
+    description: "The BIMI logo and mark certificate (VMC or CMC) served for l= and a=, their validation report and whether Gmail would show the logo.",
+  },
   { name: "Audit log", description: "Who did what through every face, with a hash chain that proves nothing was altered or removed (owners and admins)." },
   { name: "Single sign-on", description: "The team's OpenID Connect provider, covered email domains and enforcement (read here; changed in the dashboard)." },
 ];

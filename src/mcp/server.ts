@@ -18,7 +18,18 @@ import { webhookTools } from "./tools/webhooks";
 
 export const SERVER_INFO = { name: "emailauth-monitor", version: "1.0.0" };
 
-export const ALL_TOOLS = [...domainTools, ...dkimTools, ...messageTools, ...reportTools, ...intelTools, ...webhookTools, ...notificationTools, ...bimiHostingTools, ...hostingTools, ...auditTools];
+export const ALL_TOOLS = [
+  ...domainTools,
+  ...dkimTools,
+  ...messageTools,
+  ...reportTools,
+  ...intelTools,
+  ...webhookTools,
+  ...notificationTools,
+  ...bimiHostingTools,
+  ...hostingTools,
+  ...auditTools,
+];
 
 const INSTRUCTIONS =
   "Monitors the email authentication (SPF, DKIM, DMARC, BIMI, MTA-STS, TLS-RPT, DANE) of the team's domains. " +
