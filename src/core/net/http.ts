@@ -71,7 +71,8 @@ function redirectTarget(res: Response, from: string): string | null {
   }
 }
 
-async function readCapped(res: Response, maxBytes: number): Promise<Result<{ body: string; bytes: number; tooLarge: boolean }, string>> {
+/** A response body as UTF-8 text, at most `maxBytes` of it (the rest is not read; `tooLarge` says so). */
+export async function readCapped(res: Response, maxBytes: number): Promise<Result<{ body: string; bytes: number; tooLarge: boolean }, string>> {
   if (!res.body) return ok({ body: "", bytes: 0, tooLarge: false });
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];

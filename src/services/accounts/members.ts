@@ -31,7 +31,7 @@ export async function listMemberships(svc: Services, userId: number): Promise<Me
     .orderBy(asc(teams.name), asc(teams.id));
 }
 
-async function findOrCreateUser(svc: Services, email: string): Promise<number> {
+export async function findOrCreateUser(svc: Services, email: string): Promise<number> {
   const now = svc.clock.now();
   const [row] = await svc.db
     .insert(users)

@@ -3,7 +3,7 @@
 // same outbound rules as webhook targets (https; no private or loopback address unless the operator set
 // WEBHOOK_ALLOW_INSECURE / WEBHOOK_ALLOW_PRIVATE for a local provider: docs/decisions.md D246).
 import { createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from "jose";
-import { fetchTextCapped } from "../../core/net/http";
+import { fetchTextCapped, readCapped } from "../../core/net/http";
 import { resolveAndCheckTarget, type TargetOptions, validateTargetUrl } from "../../core/net/target";
 import { checkIssuer, discoveryUrl, type ProviderEndpoints, readDiscovery } from "../../core/sso/discovery";
 import { ApiError, dependencyUnavailable, validationFailed } from "../../lib/errors";
@@ -66,31 +66,6 @@ export function providerKeys(svc: Services, endpoints: ProviderEndpoints): JWTVe
   return createRemoteJWKSet(checked.value, { timeoutDuration: 5_000, [customFetch]: (url, init) => svc.fetch(url, init) });
 }
 
-/** The body as text, or null once it passes `max` bytes (the rest is not read). */
-async function readUpTo(res: Response, max: number): Promise<string | null> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > max) {
-      await reader.cancel().catch(() => undefined);
-      return null;
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.byteLength;
-  }
-  return new TextDecoder().decode(all);
-}
-
 const formEncode = (s: string) => encodeURIComponent(s).replace(/%20/g, "+");
 
 /**
@@ -125,8 +100,10 @@ export async function redeemCode(
   } catch (e) {
     throw signInRefused(400, `The provider's token endpoint could not be reached (${e instanceof Error ? e.name : "error"}). Try again.`);
   }
-  const text = await readUpTo(res, TOKEN_MAX_BYTES);
-  if (text === null) throw signInRefused(400, "The provider's token response is too large.");
+  const read = await readCapped(res, TOKEN_MAX_BYTES);
+  if (!read.ok) throw signInRefused(400, "The provider's token response could not be read. Try again.");
+  if (read.value.tooLarge) throw signInRefused(400, "The provider's token response is too large.");
+  const text = read.value.body;
   let body: Record<string, unknown> = {};
   try {
     const parsed: unknown = JSON.parse(text);

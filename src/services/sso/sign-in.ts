@@ -11,6 +11,7 @@ import { randomBase62, sha256Hex, timingSafeEqual } from "../../lib/crypto";
 import { ApiError, validationFailed } from "../../lib/errors";
 import type { Services } from "../../services";
 import { normalizeEmail, safeNext } from "../accounts/links";
+import { findOrCreateUser } from "../accounts/members";
 import { scopeOfRole, sessionInsert } from "../accounts/sessions";
 import { audit } from "../audit-when";
 import { commit, type Statement } from "../commit";
@@ -164,7 +165,7 @@ export async function completeSsoSignIn(
   }
 
   const now = svc.clock.now();
-  const userId = user?.id ?? (await createUser(svc, email));
+  const userId = user?.id ?? (await findOrCreateUser(svc, email));
   const role = member?.role ?? "viewer";
   const ctx: ServiceContext = {
     teamId: login.teamId,
@@ -187,15 +188,4 @@ export async function completeSsoSignIn(
     }),
   ]);
   return { sessionId: session.id, userId, teamId: login.teamId, next: login.next };
-}
-
-async function createUser(svc: Services, email: string): Promise<number> {
-  const now = svc.clock.now();
-  const [row] = await svc.db
-    .insert(users)
-    .values({ email, createdAt: now, lastSignInAt: now })
-    .onConflictDoUpdate({ target: users.email, set: { lastSignInAt: now } })
-    .returning({ id: users.id });
-  if (!row) throw new Error("user upsert returned no row");
-  return row.id;
 }
