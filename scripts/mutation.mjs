@@ -545,8 +545,8 @@ export const MUTATIONS = [
   {
     name: "responses leave the entry point without the security headers",
     file: "src/index.ts",
-    from: "withSecurityHeaders(request, await (",
-    to: "(request, await (",
+    from: "withSecurityHeaders(\n      request,",
+    to: "((_: Request, res: Response) => res)(\n      request,",
     tests: ["test/security/security-headers.test.ts"],
   },
   {
