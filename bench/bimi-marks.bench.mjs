@@ -5,6 +5,7 @@
 // names (Node's checkIssued, no signature), checks dates and the EKU, and hashes the logo.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { duel } from "./lib/duel.mjs";
 
 const { validateMarkCertificate } = await import("../src/core/bimi/mark/index.ts");
 const require = createRequire(import.meta.url);
@@ -20,31 +21,6 @@ const CASES = [
   ["redshift.pem", "redsift.com", "2022-01-15T00:00:00Z"],
 ];
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-};
-
-/** Alternating rounds, the order rotating so no side always runs first; medians per call. */
-async function duel(sides, { rounds = 9, roundMs = 150 } = {}) {
-  for (let i = 0; i < 3; i++) for (const fn of sides) await fn();
-  const t0 = performance.now();
-  await sides[0]();
-  const reps = Math.max(1, Math.min(500, Math.round(roundMs / Math.max(0.01, performance.now() - t0))));
-  const times = sides.map(() => []);
-  for (let r = 0; r < rounds; r++) {
-    for (let k = 0; k < sides.length; k++) {
-      const j = (k + r) % sides.length;
-      for (let i = 0; i < reps; i++) {
-        const s = performance.now();
-        await sides[j]();
-        times[j].push(performance.now() - s);
-      }
-    }
-  }
-  return { medians: times.map(median), runs: times[0].length };
-}
-
 const pad = (s, n) => String(s).padEnd(n);
 const num = (x, d = 3) => x.toFixed(d).padStart(10);
 
@@ -58,7 +34,7 @@ export default async function run() {
     const now = new Date(iso);
     const a = await validateMarkCertificate(pem, { domain, selector: "default", now });
     const b = await vmc(pem, { now });
-    const { medians, runs } = await duel([() => validateMarkCertificate(pem, { domain, selector: "default", now }), () => vmc(pem, { now })]);
+    const { medians, runs } = await duel([() => validateMarkCertificate(pem, { domain, selector: "default", now }), () => vmc(pem, { now })], { maxReps: 500 });
     ours += medians[0];
     theirs += medians[1];
     console.log(

@@ -6,6 +6,7 @@
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import { realisticMessage } from "./lib/mail-corpus.mjs";
+import { duel, median } from "./lib/duel.mjs";
 
 const dkim = await import("../src/core/dkim/index.ts");
 const wire = await import("../src/core/dns/wire.ts");
@@ -75,34 +76,6 @@ const SIZES = [
   ["1 MB", 1000 * 1024, 2],
 ];
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-};
-
-/**
- * Alternating rounds: each round times `reps` calls of each side in turn, the order rotating from
- * round to round so no side always runs first (or right after another); medians per call.
- */
-async function duel(sides, { rounds = 9, roundMs = 120 } = {}) {
-  for (let i = 0; i < 3; i++) for (const fn of sides) await fn();
-  const t0 = performance.now();
-  await sides[0]();
-  const reps = Math.max(1, Math.min(200, Math.round(roundMs / Math.max(0.01, performance.now() - t0))));
-  const times = sides.map(() => []);
-  for (let r = 0; r < rounds; r++) {
-    for (let k = 0; k < sides.length; k++) {
-      const j = (k + r) % sides.length;
-      for (let i = 0; i < reps; i++) {
-        const s = performance.now();
-        await sides[j]();
-        times[j].push(performance.now() - s);
-      }
-    }
-  }
-  return { medians: times.map(median), runs: times[0].length };
-}
-
 const pad = (s, n) => String(s).padEnd(n);
 const num = (x, d = 3) => x.toFixed(d).padStart(10);
 
@@ -157,7 +130,7 @@ export default async function run() {
         if (r.results.length !== set.signers.length || r.results.some((x) => x.status.result !== "pass"))
           throw new Error(`mailauth did not pass: ${JSON.stringify(r.results.map((x) => x.status))}`);
       };
-      const m = await duel([oursWith(keyCache), oursWith(undefined), peer]);
+      const m = await duel([oursWith(keyCache), oursWith(undefined), peer], { roundMs: 120 });
       const [ours, fresh, theirs] = m.medians;
       const ratio = theirs / ours;
       console.log(

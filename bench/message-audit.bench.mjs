@@ -8,6 +8,7 @@
 // from one in-memory zone for both sides; both get the same IP, HELO and MAIL FROM.
 import { createRequire } from "node:module";
 import { realisticMessage } from "./lib/mail-corpus.mjs";
+import { duel } from "./lib/duel.mjs";
 
 const dkim = await import("../src/core/dkim/index.ts");
 const { auditMessage } = await import("../src/core/message-audit/index.ts");
@@ -107,34 +108,6 @@ async function listCopy(signed, listKey, zone) {
     cv: "none",
   });
   return seal.toString() + modified;
-}
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-};
-
-/**
- * Alternating rounds: each round times `reps` calls of each side in turn, the order rotating from
- * round to round so no side always runs first (or right after another); medians per call.
- */
-async function duel(sides, { rounds = 9, roundMs = 150 } = {}) {
-  for (let i = 0; i < 3; i++) for (const fn of sides) await fn();
-  const t0 = performance.now();
-  await sides[0]();
-  const reps = Math.max(1, Math.min(200, Math.round(roundMs / Math.max(0.01, performance.now() - t0))));
-  const times = sides.map(() => []);
-  for (let r = 0; r < rounds; r++) {
-    for (let k = 0; k < sides.length; k++) {
-      const j = (k + r) % sides.length;
-      for (let i = 0; i < reps; i++) {
-        const s = performance.now();
-        await sides[j]();
-        times[j].push(performance.now() - s);
-      }
-    }
-  }
-  return { medians: times.map(median), runs: times[0].length };
 }
 
 /** mailauth answers false for a check it did not run. */

@@ -17,7 +17,7 @@ import type { SignedIn } from "../services/accounts/sessions";
 import { Copyable, fieldMessages, when } from "./domain-format";
 import { frameOf } from "./frame";
 import { checkCsrf, signedInOrRedirect } from "./guard";
-import { CsrfField, type Frame, Layout, Notice } from "./layout";
+import { CsrfField, type Frame, Layout, Notice, Problems } from "./layout";
 import { idParam } from "./params";
 
 /** Room for the boundaries, part headers, the CSRF and selector fields around the file. */
@@ -267,15 +267,7 @@ async function page(c: Context<AppEnv>, s: SignedIn, id: number, selector: strin
           {SAVED[notes.saved]}
         </Notice>
       )}
-      {notes.errors && notes.errors.length > 0 && (
-        <Notice kind="bad" id="upload-errors">
-          <ul class="plain">
-            {notes.errors.map((e) => (
-              <li>{e}</li>
-            ))}
-          </ul>
-        </Notice>
-      )}
+      <Problems id="upload-errors" lines={notes.errors} />
       {!v.domain.verified && <Notice kind="info">Verify the domain's ownership record before uploading a logo.</Notice>}
       <Gmail v={v} />
       {v.logo && <Preview v={v} src={src} />}

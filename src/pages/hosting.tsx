@@ -15,7 +15,7 @@ import { getHostingStatus, type HostingStatus } from "../services/mta-sts-hostin
 import { Copyable, fieldMessages, when } from "./domain-format";
 import { frameOf } from "./frame";
 import { checkCsrf, readForm, signedInOrRedirect } from "./guard";
-import { CsrfField, type Frame, Layout, Notice } from "./layout";
+import { CsrfField, type Frame, Layout, Notice, Problems } from "./layout";
 import { idParam } from "./params";
 
 const LIVE: Record<string, [string, string]> = {
@@ -248,15 +248,7 @@ async function page(c: Context<AppEnv>, s: SignedIn, id: number, notes: { saved?
           {SAVED[notes.saved]}
         </Notice>
       )}
-      {notes.errors && notes.errors.length > 0 && (
-        <Notice kind="bad" id="hosting-errors">
-          <ul class="plain">
-            {notes.errors.map((e) => (
-              <li>{e}</li>
-            ))}
-          </ul>
-        </Notice>
-      )}
+      <Problems id="hosting-errors" lines={notes.errors} />
       {v.blocked && <Notice kind="info">{v.blocked}</Notice>}
       {v.enabled && <Records v={v} />}
       {v.enabled && <Hostname v={v} />}

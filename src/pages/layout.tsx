@@ -116,6 +116,18 @@ export const MessagePage: FC<{ title: string; message: string; frame: Frame; bac
   </Layout>
 );
 
+/** Why a form was refused, one line a problem (nothing when there is none). */
+export const Problems: FC<{ id?: string; lines?: readonly string[] | null }> = ({ id, lines }) =>
+  lines && lines.length > 0 ? (
+    <Notice kind="bad" id={id}>
+      <ul class="plain">
+        {lines.map((line) => (
+          <li>{line}</li>
+        ))}
+      </ul>
+    </Notice>
+  ) : null;
+
 /** Fixed notices selected by a query flag after a redirect (no reflected text). */
 export const Notice: FC<{ kind: "ok" | "bad" | "info"; id?: string; children?: Child }> = ({ kind, id, children }) => (
   <div class={`notice ${kind}`} role={kind === "bad" ? "alert" : "status"} id={id}>
