@@ -35,6 +35,18 @@ function differences(a, b, path = "") {
   return [...keys].flatMap((k) => differences(a[k], b[k], `${path}/${k}`)).slice(0, 5);
 }
 
+/** Deliveries and notifications still on their way in a snapshot ("pending", "collecting"). */
+function inFlight(snap) {
+  const out = [];
+  for (const [path, s] of Object.entries(snap)) {
+    if (!/\/(deliveries|messages)(\/\{[a-z]+\})?$/.test(path)) continue;
+    const data = s.body?.data;
+    for (const row of Array.isArray(data) ? data : data ? [data] : [])
+      if (row?.status === "pending" || row?.status === "collecting") out.push(`${path}: ${row.id ?? "?"} ${row.status}`);
+  }
+  return out;
+}
+
 export async function runTenancy({ base, doc, owner, intruder, seed, section }) {
   // Team-owned resources only: an operation that takes no team token (a report URL addressed by its
   // own unguessable token, say) has no "other team" to try it as.
@@ -42,15 +54,19 @@ export async function runTenancy({ base, doc, owner, intruder, seed, section }) 
   const targets = operations(doc).filter((o) => o.params.some((p) => p.in === "path") && teamScoped(o));
   section.check(targets.length > 0, "the document has operations with ids in their path");
   // The owner's own work may still be settling (a setup event's delivery waiting behind the checks the
-  // other sections queue): the "before" picture is taken once two reads in a row agree (at most 60 s).
+  // other sections queue, then its retry): the "before" picture is taken once two reads in a row agree
+  // and no delivery or notification is still in flight (at most 120 s). Two equal reads alone are not
+  // enough: a pending delivery stays unchanged for as long as its retry waits.
   let before = await snapshot(base, doc, owner, seed);
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 120_000; Date.now() < deadline; ) {
     await sleep(2_000);
     const again = await snapshot(base, doc, owner, seed);
-    const settled = differences(before, again).length === 0;
+    const settled = differences(before, again).length === 0 && inFlight(again).length === 0;
     before = again;
     if (settled) break;
   }
+  const unsettled = inFlight(before);
+  section.check(unsettled.length === 0, "the owner's deliveries settle before the sweep", unsettled.join("; "));
   for (const [path, s] of Object.entries(before)) section.check(s.status === 200, `owner reads ${path}`, `${s.status}`);
   for (const o of targets) {
     const c = casesFor(doc, o, owner.ids, seed, { transport: false })[0];
