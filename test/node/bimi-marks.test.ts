@@ -4,16 +4,14 @@
 // certificates of test/fixtures/bimi-marks (provenance in its README), and on broken variants generated here
 // with openssl (a CLI independent of both): wrong EKU, expired, mismatched logo hash, wrong SAN, self-signed
 // leaf, a chain to a root no BIMI issuer uses, a forged signature, plus good RSA and ECDSA chains.
-import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inspectSvg } from "../../src/core/bimi/svg";
 import { type MarkReport, validateMarkCertificate } from "../../src/core/bimi/mark";
+import { CA_EXT, CertWorkshop, LEAF_SUBJ, LOGO, leafExt, OTHER_LOGO } from "./support/mark-certs";
 
 // CommonJS without declarations (or with narrower ones than these calls need): typed here as they are used.
 const require = createRequire(import.meta.url);
@@ -139,110 +137,10 @@ describe("real VMC/CMC fixtures: ours and @postalsys/vmc agree", () => {
 // ---------------------------------------------------------------------------------------------------------
 // Broken variants, generated with openssl.
 
-const LOGO = `<svg xmlns="http://www.w3.org/2000/svg" version="1.2" baseProfile="tiny-ps" viewBox="0 0 100 100"><title>Brand Inc</title><rect width="100" height="100" fill="#0a6"/><circle cx="50" cy="50" r="30" fill="#fff"/></svg>`;
-const OTHER_LOGO = LOGO.replace("#0a6", "#a06");
-
-/** DER, by hand (X.690 §8.1), so the logotype extension does not come from the library under test. */
-const derLen = (n: number) => (n < 0x80 ? [n] : n < 0x100 ? [0x81, n] : [0x82, n >> 8, n & 0xff]);
-const tlv = (tag: number, ...parts: Buffer[]) => {
-  const body = Buffer.concat(parts);
-  return Buffer.concat([Buffer.from([tag, ...derLen(body.length)]), body]);
-};
-const SHA256_OID = Buffer.from("0609608648016503040201", "hex");
-
-/** RFC 3709 §4.1 LogotypeExtn { subjectLogo [2] { direct [0] { image { { imageDetails } } } } } with one SVG. */
-function logotypeExtension(svg: string, hashOver: string = svg): string {
-  const uri = `data:image/svg+xml;base64,${gzipSync(Buffer.from(svg)).toString("base64")}`;
-  const hash = tlv(0x30, tlv(0x30, SHA256_OID, Buffer.from([0x05, 0x00])), tlv(0x04, createHash("sha256").update(hashOver).digest()));
-  const details = tlv(0x30, tlv(0x16, Buffer.from("image/svg+xml")), tlv(0x30, hash), tlv(0x30, tlv(0x16, Buffer.from(uri))));
-  const image = tlv(0x30, details);
-  return tlv(0x30, tlv(0xa2, tlv(0xa0, tlv(0x30, image)))).toString("hex");
-}
-
-const CNF = `oid_section = bimi_oids
-[bimi_oids]
-markType = 1.3.6.1.4.1.53087.1.13
-trademarkCountry = 1.3.6.1.4.1.53087.1.3
-trademarkRegistration = 1.3.6.1.4.1.53087.1.4
-[req]
-distinguished_name = dn
-[dn]
-[ca]
-basicConstraints = critical,CA:TRUE
-keyUsage = critical,keyCertSign,cRLSign
-subjectKeyIdentifier = hash
-`;
-
-let dir = "";
-const ossl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] }).toString();
-const read = (name: string) => readFileSync(join(dir, name), "utf8");
-
-function key(name: string, kind: "rsa" | "p256" | "p384") {
-  if (kind === "rsa") ossl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", `${name}.key`);
-  else ossl("genpkey", "-algorithm", "EC", "-pkeyopt", `ec_paramgen_curve:${kind === "p256" ? "P-256" : "P-384"}`, "-out", `${name}.key`);
-}
-
-function root(name: string, kind: "rsa" | "p384", cn: string) {
-  key(name, kind);
-  ossl(
-    "req",
-    "-x509",
-    "-new",
-    "-key",
-    `${name}.key`,
-    "-subj",
-    `/C=XX/O=Test Marks/CN=${cn}`,
-    "-days",
-    "3650",
-    "-sha256",
-    "-config",
-    "ca.cnf",
-    "-extensions",
-    "ca",
-    "-out",
-    `${name}.pem`,
-  );
-}
-
-let serial = 10;
-function issue(name: string, issuer: string, subj: string, ext: string, kind: "rsa" | "p256" = "rsa", days = 365) {
-  key(name, kind);
-  writeFileSync(join(dir, `${name}.ext`), `[x]\n${ext}\n`);
-  ossl("req", "-new", "-key", `${name}.key`, "-subj", subj, "-config", "ca.cnf", "-out", `${name}.csr`);
-  ossl(
-    "x509",
-    "-req",
-    "-in",
-    `${name}.csr`,
-    "-CA",
-    `${issuer}.pem`,
-    "-CAkey",
-    `${issuer}.key`,
-    "-set_serial",
-    String(serial++),
-    "-days",
-    String(days),
-    "-sha256",
-    "-extfile",
-    `${name}.ext`,
-    "-extensions",
-    "x",
-    "-out",
-    `${name}.pem`,
-  );
-}
-
-const LEAF_SUBJ = "/C=US/O=Brand Inc/CN=Brand Inc/markType=Registered Mark/trademarkCountry=US/trademarkRegistration=1234567";
-const leafExt = (o: { eku?: string; san?: string; logo?: string; hashOver?: string } = {}) =>
-  [
-    "basicConstraints = CA:FALSE",
-    "keyUsage = critical,digitalSignature",
-    `extendedKeyUsage = ${o.eku ?? "1.3.6.1.5.5.7.3.31"}`,
-    `subjectAltName = DNS:${o.san ?? "brand.example"}`,
-    `1.3.6.1.5.5.7.1.12 = DER:${logotypeExtension(o.logo ?? LOGO, o.hashOver)}`,
-  ].join("\n");
-
-const bundle = (...names: string[]) => names.map((n) => read(`${n}.pem`)).join("");
+// Made with the openssl CLI (a tool independent of both): test/node/support/mark-certs.ts.
+let ws: CertWorkshop;
+const read = (name: string) => ws.read(name);
+const bundle = (...names: string[]) => ws.bundle(...names);
 
 interface Variant {
   pem: string;
@@ -262,50 +160,28 @@ let trusted: string[] = [];
 let store: unknown;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "bimi-marks-"));
-  writeFileSync(join(dir, "ca.cnf"), CNF);
-  root("root", "rsa", "Test Mark Root");
-  issue("int", "root", "/C=XX/O=Test Marks/CN=Test Mark CA", "basicConstraints = critical,CA:TRUE\nkeyUsage = critical,keyCertSign,cRLSign");
-  root("ecroot", "p384", "Test Mark ECC Root");
-  issue("ecint", "ecroot", "/C=XX/O=Test Marks/CN=Test Mark ECC CA", "basicConstraints = critical,CA:TRUE\nkeyUsage = critical,keyCertSign,cRLSign", "p256");
-  root("rogue", "rsa", "Rogue Root");
-  issue("rogueint", "rogue", "/C=XX/O=Rogue/CN=Rogue CA", "basicConstraints = critical,CA:TRUE\nkeyUsage = critical,keyCertSign,cRLSign");
+  ws = new CertWorkshop();
+  ws.root("root", "rsa", "Test Mark Root");
+  ws.issue("int", "root", "/C=XX/O=Test Marks/CN=Test Mark CA", CA_EXT);
+  ws.root("ecroot", "p384", "Test Mark ECC Root");
+  ws.issue("ecint", "ecroot", "/C=XX/O=Test Marks/CN=Test Mark ECC CA", CA_EXT, "p256");
+  ws.root("rogue", "rsa", "Rogue Root");
+  ws.issue("rogueint", "rogue", "/C=XX/O=Rogue/CN=Rogue CA", CA_EXT);
 
-  issue("good", "int", LEAF_SUBJ, leafExt());
-  issue("ecgood", "ecint", LEAF_SUBJ, leafExt(), "p256");
-  issue("cmc", "int", "/C=US/O=Brand Inc/CN=Brand Inc/markType=Prior Use Mark", leafExt());
-  issue("tls", "int", LEAF_SUBJ, leafExt({ eku: "serverAuth" }));
-  issue("badhash", "int", LEAF_SUBJ, leafExt({ hashOver: OTHER_LOGO }));
-  issue("othersan", "int", LEAF_SUBJ, leafExt({ san: "other.example" }));
-  issue("selsan", "int", LEAF_SUBJ, leafExt({ san: "news._bimi.brand.example" }));
-  issue("rogueleaf", "rogueint", LEAF_SUBJ, leafExt());
-  issue("notca", "good", "/C=US/O=Sub Brand/CN=Sub Brand/markType=Registered Mark", leafExt());
-  key("self", "rsa");
-  writeFileSync(join(dir, "self.cnf"), `${CNF}[x]\n${leafExt()}\n`);
-  ossl(
-    "req",
-    "-x509",
-    "-new",
-    "-key",
-    "self.key",
-    "-subj",
-    LEAF_SUBJ,
-    "-days",
-    "365",
-    "-sha256",
-    "-config",
-    "self.cnf",
-    "-extensions",
-    "x",
-    "-out",
-    "self.pem",
-  );
+  ws.issue("good", "int", LEAF_SUBJ, leafExt());
+  ws.issue("ecgood", "ecint", LEAF_SUBJ, leafExt(), "p256");
+  ws.issue("cmc", "int", "/C=US/O=Brand Inc/CN=Brand Inc/markType=Prior Use Mark", leafExt());
+  ws.issue("tls", "int", LEAF_SUBJ, leafExt({ eku: "serverAuth" }));
+  ws.issue("badhash", "int", LEAF_SUBJ, leafExt({ hashOver: OTHER_LOGO }));
+  ws.issue("othersan", "int", LEAF_SUBJ, leafExt({ san: "other.example" }));
+  ws.issue("selsan", "int", LEAF_SUBJ, leafExt({ san: "news._bimi.brand.example" }));
+  ws.issue("rogueleaf", "rogueint", LEAF_SUBJ, leafExt());
+  ws.issue("notca", "good", "/C=US/O=Sub Brand/CN=Sub Brand/markType=Registered Mark", leafExt());
+  ws.selfSigned("self", LEAF_SUBJ, leafExt());
   // A forged signature: the good leaf with the last signature byte changed (names and dates untouched).
-  const forgedDer = Buffer.from(readFileSync(join(dir, "good.pem"), "utf8").replace(/-----[^-]+-----|\s/g, ""), "base64");
-  forgedDer[forgedDer.length - 1] ^= 0x01;
-  const forged = `-----BEGIN CERTIFICATE-----\n${forgedDer.toString("base64").replace(/.{64}/g, "$&\n")}\n-----END CERTIFICATE-----\n`;
+  const forged = ws.forged("good");
 
-  trusted = [read("root.pem"), read("ecroot.pem")];
+  trusted = [read("root"), read("ecroot")];
   const rs = RootStore.create();
   for (const r of trusted) rs.addCert(r);
   store = rs;
@@ -359,13 +235,11 @@ beforeAll(() => {
     "a chain to an unknown root (root not in the file)": { pem: bundle("rogueleaf", "rogueint"), now, ours: "trusted-root", vmc: "SELF_SIGNED_CERT_IN_CHAIN" },
     "an intermediate missing from the file": { pem: bundle("good"), now, ours: "chain", vmc: "SELF_SIGNED_CERT_IN_CHAIN" },
     "issued by a certificate that is not a CA": { pem: bundle("notca", "good", "int"), now, ours: "chain", vmc: "CERTIFICATE_VERIFICATION_ERROR" },
-    "a forged leaf signature": { pem: forged + read("int.pem"), now, ours: "chain", vmc: "accepted" },
+    "a forged leaf signature": { pem: forged + read("int"), now, ours: "chain", vmc: "accepted" },
   } satisfies Record<string, Variant>);
 }, 60_000);
 
-afterAll(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => ws?.cleanup());
 
 /**
  * Where @postalsys/vmc 1.1.5 and ours differ on the variants, found by this test and kept here so that a
