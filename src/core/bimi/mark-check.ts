@@ -2,7 +2,7 @@
 // validateMarkCertificate; its failures become posture findings. A fetch failure is "cannot tell", never invalid.
 import { fetchTextCapped } from "../net/http";
 import type { Finding, HttpFetch } from "../types";
-import { validateMarkCertificate } from "./mark";
+import { INFORMATIONAL_CHECKS, validateMarkCertificate } from "./mark";
 import type { MarkCheck, MarkReport } from "./mark/types";
 
 /** A VMC with its chain and a 32 KB logo is well under this; a larger file is not a mark certificate. */
@@ -29,15 +29,18 @@ const RULE_OF: Record<string, string> = {
   eku: "bimi.vmc-wrong-eku",
   san: "bimi.vmc-wrong-domain",
   "mark-type": "bimi.vmc-mark-type",
+  "subject-fields": "bimi.vmc-subject-fields",
+  extensions: "bimi.vmc-forbidden-extension",
   logotype: "bimi.vmc-logo-invalid",
   "logo-hash": "bimi.vmc-logo-invalid",
   "embedded-svg": "bimi.vmc-logo-invalid",
   "logo-match": "bimi.vmc-logo-mismatch",
 };
 
+// A failed informational check (the CA's defect, which receivers overlook; D261) is Low, not High.
 const checkFinding = (c: MarkCheck): Finding =>
   c.ok === false
-    ? f(RULE_OF[c.id] ?? "bimi.vmc-invalid", "High", `Mark certificate (a=): ${c.message}`, c.fix ?? null)
+    ? f(RULE_OF[c.id] ?? "bimi.vmc-invalid", INFORMATIONAL_CHECKS.has(c.id) ? "Low" : "High", `Mark certificate (a=): ${c.message}`, c.fix ?? null)
     : f(RULE_OF[c.id] ?? "bimi.vmc-invalid", "Info", `Mark certificate (a=), not checked: ${c.message}`, c.fix ?? null);
 
 export interface MarkCheckInput {

@@ -40,6 +40,8 @@ describe("validateMarkCertificate in workerd", () => {
       "eku",
       "san",
       "mark-type",
+      "subject-fields",
+      "extensions",
       "logotype",
       "logo-hash",
       "embedded-svg",
@@ -49,13 +51,18 @@ describe("validateMarkCertificate in workerd", () => {
   it("tells Xometry's CMC (Prior Use Mark) from a VMC", async () => {
     const r = await validateMarkCertificate(xometry, { domain: "xometry.com", selector: "default", now: new Date("2025-01-15T00:00:00Z") });
     expect(r).toMatchObject({ kind: "CMC", valid: true });
+    // Issued in 2024 with the (critical) Pilot identifier, which the MC Requirements allow before 2025-03-15.
+    expect(failed(r)).toEqual([]);
   });
   it("verifies an ECDSA chain (P-256 leaf, P-384 root) under a given root, and refuses it under the BIMI roots", async () => {
     const now = new Date("2030-01-01T00:00:00Z");
     const r = await validateMarkCertificate(ecdsaVmc, { domain: "brand.example", selector: "default", now, roots: [ecdsaRoot], logoSvg: ecdsaLogo });
-    expect(failed(r)).toEqual([]);
+    // The test certificate's subject has only C, O, CN and the mark fields: informational (the CA's to fix), still valid.
+    expect(failed(r)).toEqual(["subject-fields"]);
+    expect(r.valid).toBe(true);
+    expect(r.checks.find((c) => c.id === "subject-fields")?.message).toMatch(/missing streetAddress, businessCategory, serialNumber, jurisdictionCountryName/);
     const bimiRoots = await validateMarkCertificate(ecdsaVmc, { domain: "brand.example", selector: "default", now });
-    expect(failed(bimiRoots), "the root is neither in the file nor a BIMI root").toEqual(["chain", "trusted-root"]);
+    expect(failed(bimiRoots), "the root is neither in the file nor a BIMI root").toEqual(["chain", "trusted-root", "subject-fields"]);
   });
   it("refuses a forged signature (RSA and ECDSA)", async () => {
     const rsa = await validateMarkCertificate(forge(paypal), { domain: "paypal.com", selector: "default", now: PAYPAL_NOW });
@@ -66,7 +73,7 @@ describe("validateMarkCertificate in workerd", () => {
       now: new Date("2030-01-01"),
       roots: [ecdsaRoot],
     });
-    expect(failed(ec)).toEqual(["chain"]);
+    expect(failed(ec)).toEqual(["chain", "subject-fields"]);
   });
   it("refuses an intermediate that names a BIMI root as issuer but was not signed by it", async () => {
     // PayPal's bundle is leaf, intermediate, root: keep leaf and a forged intermediate, so the root must come from the store.

@@ -6,12 +6,16 @@ import { type Anchor, buildChain } from "./chain";
 import { hex, pemCertificates, sameBytes } from "./der";
 import { ekuCheck, kindCheck, markKind, sanCheck, subjectOf, validityCheck } from "./identity";
 import { embeddedLogo } from "./logotype";
+import { extensionsCheck, subjectFieldsCheck } from "./profile";
 import { BIMI_ROOTS } from "./roots";
 import { verifySignature } from "./signature";
 import type { MarkCheck, MarkOptions, MarkReport } from "./types";
 
-/** Checks that inform without deciding: a certificate whose mark type is not stated can still be honoured. */
-const INFORMATIONAL = new Set(["mark-type"]);
+/**
+ * Checks that inform without deciding: a certificate whose mark type is not stated, or whose subject lacks a
+ * field the CA should have set, is still honoured by receivers (docs/decisions.md D261).
+ */
+export const INFORMATIONAL = new Set(["mark-type", "subject-fields"]);
 
 let defaultAnchors: Anchor[] | null = null;
 
@@ -109,7 +113,7 @@ export async function validateMarkCertificate(pem: string, opts: MarkOptions): P
 
   const subject = subjectOf(leaf);
   const kind = markKind(subject);
-  checks.push(kindCheck(kind, subject));
+  checks.push(kindCheck(kind, subject), subjectFieldsCheck(leaf), extensionsCheck(leaf));
 
   const logo = await embeddedLogo(leaf);
   checks.push(logo.logotype, logo.hash);
