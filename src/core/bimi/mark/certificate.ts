@@ -67,6 +67,9 @@ export function isCa(c: ParsedCertificate): boolean {
   return ku === null || (ku.toNumber() & KeyUsageFlags.keyCertSign) !== 0;
 }
 
+/** pathLenConstraint of a CA (RFC 5280 §4.2.1.9); null when the CA sets no limit. */
+export const pathLength = (c: ParsedCertificate): number | null => extension(c, id_ce_basicConstraints, BasicConstraints)?.pathLenConstraint ?? null;
+
 /** Extended key usage purposes (RFC 5280 §4.2.1.12); null when the extension is absent. */
 export const extendedKeyUsage = (c: ParsedCertificate): string[] | null => {
   const eku = extension(c, id_ce_extKeyUsage, ExtendedKeyUsage);

@@ -1,6 +1,6 @@
 // Certification path from the mark certificate to a BIMI-trusted root (RFC 5280 §6.1, the basics): names chain,
 // every signature verifies, every issuer is a CA valid at the time. No I/O; signatures through WebCrypto.
-import { isCa, type ParsedCertificate, selfIssued } from "./certificate";
+import { isCa, type ParsedCertificate, pathLength, selfIssued } from "./certificate";
 import { sameBytes } from "./der";
 import { verifySignature } from "./signature";
 import type { MarkCheck } from "./types";
@@ -20,6 +20,18 @@ export interface ChainOutcome {
 
 /** A path longer than this is not a mark-certificate chain (issuers use one intermediate, at most two). */
 const MAX_DEPTH = 6;
+
+/**
+ * RFC 5280 §6.1.4 (l)-(m): an issuer's pathLenConstraint bounds the CA certificates that may follow it
+ * towards the leaf, self-issued ones not counted. `below`: the path from the leaf up to the issuer.
+ */
+function pathLengthProblem(issuer: ParsedCertificate, below: ParsedCertificate[]): string | null {
+  const limit = pathLength(issuer);
+  const intermediates = below.slice(1).filter((c) => !selfIssued(c)).length;
+  return limit !== null && intermediates > limit
+    ? `an issuing certificate allows ${limit} intermediate certificate(s) below it but the chain has ${intermediates} (RFC 5280 §4.2.1.9)`
+    : null;
+}
 
 const withinValidity = (c: ParsedCertificate, now: Date) => c.notBefore <= now && now <= c.notAfter;
 
@@ -45,6 +57,8 @@ export async function buildChain(bundle: ParsedCertificate[], anchors: Anchor[],
       const v = await verifySignature(current, anchor.cert);
       if (v.ok) {
         if (!withinValidity(anchor.cert, now)) problems.push(`the root "${anchor.name}" is not valid at this time`);
+        const tooLong = pathLengthProblem(anchor.cert, path);
+        if (tooLong !== null) problems.push(tooLong);
         path.push(anchor.cert);
         return done(path, anchor, problems);
       }
@@ -85,6 +99,8 @@ export async function buildChain(bundle: ParsedCertificate[], anchors: Anchor[],
     if (v.ok !== true) problems.push(`a certificate's signature by its issuer cannot be verified: ${v.reason}`);
     if (!isCa(issuer)) problems.push("an issuing certificate in the chain is not a certificate authority (RFC 5280 §4.2.1.9)");
     if (!withinValidity(issuer, now)) problems.push("an intermediate certificate is expired or not yet valid");
+    const tooLong = pathLengthProblem(issuer, path);
+    if (tooLong !== null) problems.push(tooLong);
     path.push(issuer);
     current = issuer;
   }

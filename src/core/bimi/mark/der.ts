@@ -94,6 +94,25 @@ export function tbsParts(tbs: Uint8Array): { issuer: Uint8Array; subject: Uint8A
   return { issuer: bytes(issuer), subject: bytes(subject), spki: bytes(spki) };
 }
 
+/** An encoded OBJECT IDENTIFIER (X.690 §8.19) as its dotted string. */
+export function oidFromDer(bytes: Uint8Array): string | null {
+  const el = derElement(bytes, 0);
+  if (el === null || bytes[0] !== 0x06) return null;
+  const body = bytes.subarray(el.body, el.end);
+  if (body.length === 0) return null;
+  const first = body[0] ?? 0;
+  const out = [Math.min(2, Math.floor(first / 40)), first - Math.min(2, Math.floor(first / 40)) * 40];
+  let v = 0;
+  for (const b of body.subarray(1)) {
+    v = v * 128 + (b & 0x7f);
+    if (!(b & 0x80)) {
+      out.push(v);
+      v = 0;
+    }
+  }
+  return out.join(".");
+}
+
 export const hex = (bytes: ArrayBuffer | Uint8Array): string =>
   [...(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
 
