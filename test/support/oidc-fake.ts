@@ -45,7 +45,8 @@ export interface FakeProvider {
   /** The discovery document served (tests may change it). */
   discovery: Record<string, unknown>;
   /** Publishes the ownership TXT record of an SSO domain. */
-  publishTxt(host: string, value: string): void;
+  /** Publishes the TXT record(s) at `host`, replacing what was there. */
+  publishTxt(host: string, ...values: string[]): void;
 }
 
 export async function installFakeProvider(): Promise<FakeProvider> {
@@ -158,8 +159,8 @@ export async function installFakeProvider(): Promise<FakeProvider> {
       });
       return code;
     },
-    publishTxt(host, value) {
-      zone[host] = { TXT: [value] };
+    publishTxt(host, ...values) {
+      zone[host] = { TXT: values };
     },
   };
 }

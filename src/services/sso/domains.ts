@@ -9,7 +9,7 @@ import { randomBase62 } from "../../lib/crypto";
 import { conflict, dependencyUnavailable, notFound, validationFailed } from "../../lib/errors";
 import type { Services } from "../../services";
 import type { SignedIn } from "../accounts/sessions";
-import { audit } from "../audit-when";
+import { audit, auditWhen } from "../audit-when";
 import { commit } from "../commit";
 import { verificationRecord } from "../domains/views";
 import { domainView, requireSsoOwner, type SsoDomainView } from "./settings";
@@ -89,11 +89,17 @@ export async function verifySsoDomain(svc: Services, owner: Owner, domain: strin
         ),
       )
       .returning(),
-    audit(svc, owner.ctx, { verb: "sso.domain_verify", target: { type: "sso_domain", id: row.domain }, summary: `domain=${row.domain}` }),
+    // Recorded only when the update above happened: a request that lost the race leaves no entry.
+    auditWhen(
+      svc,
+      owner.ctx,
+      { verb: "sso.domain_verify", target: { type: "sso_domain", id: row.domain }, summary: `domain=${row.domain}` },
+      { when: sql`changes() > 0` },
+    ),
   ]);
   const done = updated[0];
   if (!done) {
-    // Another team verified it between the check above and this batch (its entry then records a lost race).
+    // Another team verified it between the check above and this batch.
     throw conflict(`${row.domain} is already verified for single sign-on by another team.`);
   }
   return { verified: true, domain: domainView(done), reason: "ownership record found" };

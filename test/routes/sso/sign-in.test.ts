@@ -4,9 +4,9 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { insertMember } from "../../support/factories";
-import { Browser } from "../../support/browser";
-import { CLIENT_ID, CLIENT_SECRET, type FakeProvider, type IssueOptions, installFakeProvider } from "../../support/oidc-fake";
-import { sessionCookieOf, sessionsOf, ssoSignIn, ssoTeam } from "./support";
+import { CLIENT_ID, CLIENT_SECRET, type FakeProvider, ISSUER, type IssueOptions, installFakeProvider } from "../../support/oidc-fake";
+import { Browser, signedInOwner } from "../../support/browser";
+import { freshDomain, sessionCookieOf, sessionsOf, ssoSignIn, ssoTeam } from "./support";
 
 let fake: FakeProvider;
 beforeEach(async () => {
@@ -208,5 +208,31 @@ describe("tenancy", () => {
     const attempt = await ssoSignIn(fake, member.email);
     expect(attempt.res.status).toBe(403);
     expect(await sessionsOf(member.email)).toBe(0);
+  });
+  it("two teams verifying the same domain at once: one wins, and only the winner's verification is in an audit log", async () => {
+    const domain = freshDomain();
+    const teams = [await signedInOwner("sso-race"), await signedInOwner("sso-race")];
+    const tokens: string[] = [];
+    for (const t of teams) {
+      expect((await t.b.post("/settings/sso", { issuer: ISSUER, client_id: CLIENT_ID, client_secret: CLIENT_SECRET }, "/settings/sso")).status).toBe(200);
+      expect((await t.b.post("/settings/sso/domains", { domain }, "/settings/sso")).status).toBe(200);
+      const row = await env.DB.prepare("SELECT verification_token AS t FROM sso_domains WHERE team_id = ? AND domain = ?")
+        .bind(t.teamId, domain)
+        .first<{ t: string }>();
+      tokens.push(`emailauth-verify=${row?.t}`);
+    }
+    // Both teams' records are published, so both lookups succeed and both requests reach the write.
+    fake.publishTxt(`_emailauth-verify.${domain}`, ...tokens);
+    const answers = await Promise.all(teams.map((t) => t.b.post(`/settings/sso/domains/${domain}/verify`, {}, "/settings/sso")));
+    const texts = await Promise.all(answers.map((r) => r.text()));
+    expect(texts.filter((t) => t.includes(`${domain} verified.`))).toHaveLength(1);
+    const verified = await env.DB.prepare("SELECT team_id AS t FROM sso_domains WHERE domain = ? AND verified_at IS NOT NULL")
+      .bind(domain)
+      .all<{ t: number }>();
+    expect(verified.results).toHaveLength(1);
+    const entries = await env.DB.prepare("SELECT team_id AS t FROM audit_entries WHERE verb = 'sso.domain_verify' AND target_id = ?")
+      .bind(domain)
+      .all<{ t: number }>();
+    expect(entries.results.map((e) => e.t)).toEqual([verified.results[0]?.t]);
   });
 });
