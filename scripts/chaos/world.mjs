@@ -126,6 +126,16 @@ export async function startWorld({ port = 8890 } = {}) {
       const ok = await waitFor(async () => (await world.checksOf(team, domainId)).length >= count, { timeoutMs, everyMs: 300 });
       return ok ? world.checksOf(team, domainId) : null;
     },
+    /** The record of one check once it has run (the id a POST /check answered), or null after `timeoutMs`. */
+    async waitCheck(team, domainId, checkId, timeoutMs = 180_000) {
+      let found = null;
+      const seen = async () => {
+        found = (await world.checksOf(team, domainId)).find((c) => c.id === checkId) ?? null;
+        return found !== null;
+      };
+      await waitFor(seen, { timeoutMs, everyMs: 300 });
+      return found;
+    },
     async stop() {
       await dev.stop();
       await doh.stop();
