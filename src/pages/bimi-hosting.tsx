@@ -173,8 +173,8 @@ const CertificateReportView: FC<{ v: BimiHostingView }> = ({ v }) => {
                   {x.id}
                 </th>
                 <td data-label="Result">
-                  <span class={`badge ${x.ok === true ? "ok" : x.ok === false ? "bad" : "warn"}`}>
-                    {x.ok === true ? "ok" : x.ok === false ? "failed" : "cannot tell"}
+                  <span class={`badge ${x.ok === true ? "ok" : x.ok === false && x.blocking ? "bad" : "warn"}`}>
+                    {x.ok === true ? "ok" : x.ok === false ? (x.blocking ? "failed" : "note") : "cannot tell"}
                   </span>
                 </td>
                 <td data-label="Detail" class="small break">

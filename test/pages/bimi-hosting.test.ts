@@ -6,6 +6,8 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { Browser, ORIGIN, signedInOwner } from "../support/browser";
 import { insertDomain } from "../support/factories";
+import ecdsaLogo from "../fixtures/bimi-marks/generated/ecdsa-logo.svg?raw";
+import ecdsaVmc from "../fixtures/bimi-marks/generated/ecdsa-vmc.pem?raw";
 import { BAD_SVG, clearHosted, paypalPem, paypalSvg, pinClock } from "../routes/bimi-hosting/support";
 
 afterEach(clearHosted);
@@ -76,6 +78,25 @@ describe("the hosted BIMI page", () => {
       { verb: "bimi_hosting.logo_upload", face: "dashboard" },
       { verb: "bimi_hosting.certificate_upload", face: "dashboard" },
     ]);
+  });
+
+  it("a check that only informs is a note, not a failure: the subject fields of a test certificate beside its untrusted chain", async () => {
+    // The generated certificate (test/fixtures/bimi-marks/README.md) chains to a test root, not a BIMI one, and its
+    // subject carries only the attributes the tests need (MC Requirements §7.1.4.2.2 asks for more).
+    pinClock(Date.parse("2030-01-01T00:00:00Z"));
+    const { b, teamId } = await signedInOwner("bimi");
+    const d = await insertDomain(teamId, { name: "brand.example" });
+    const page = `/domains/${d.id}/hosting/bimi`;
+    expect((await upload(b, `${page}/logo`, "logo", { name: "logo.svg", content: ecdsaLogo, type: "image/svg+xml" })).status).toBe(303);
+    expect((await upload(b, `${page}/certificate`, "certificate", { name: "vmc.pem", content: ecdsaVmc, type: "application/x-pem-file" })).status).toBe(303);
+    const html = await (await b.fetch(page)).text();
+    const row = (id: string) => html.match(new RegExp(`<tr data-check="${id}">[\\s\\S]*?</tr>`))?.[0] ?? "";
+    expect(row("subject-fields")).toContain('<span class="badge warn">note</span>');
+    expect(row("trusted-root")).toContain('<span class="badge bad">failed</span>');
+    // The certificate row lists what refuses the certificate, not the note.
+    const gmail = html.match(/<tr data-row="mark_certificate"[\s\S]*?<\/tr>/)?.[0] ?? "";
+    expect(gmail).toContain('data-state="not_met"');
+    expect(gmail).not.toContain("Mark Certificate Requirements");
   });
 
   it("a logo that breaks SVG Tiny PS is a 422 page listing each problem with its fix; a missing CSRF token is refused", async () => {

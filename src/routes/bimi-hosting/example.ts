@@ -21,8 +21,8 @@ export const BIMI_HOSTING_EXAMPLE = {
       kind: "VMC",
       valid: true,
       checks: [
-        { id: "chain", ok: true, message: "The chain verifies: 3 certificate(s), every signature checked.", fix: null },
-        { id: "logo-match", ok: true, message: "The published logo is byte-for-byte the SVG in the certificate.", fix: null },
+        { id: "chain", ok: true, message: "The chain verifies: 3 certificate(s), every signature checked.", fix: null, blocking: true },
+        { id: "logo-match", ok: true, message: "The published logo is byte-for-byte the SVG in the certificate.", fix: null, blocking: true },
       ],
       subject: {
         organization: "Example, Inc.",

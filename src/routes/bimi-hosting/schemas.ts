@@ -25,6 +25,10 @@ const CertificateCheck = z.object({
   ok: z.boolean().nullable().openapi({ description: "null: cannot tell from the certificate alone." }),
   message: z.string(),
   fix: z.string().nullable(),
+  blocking: z.boolean().openapi({
+    description:
+      "Whether a failure of this check makes the certificate invalid. false: it informs only (a subject field the CA should have set; receivers still honour the certificate).",
+  }),
 });
 
 export const CertificateReportSchema = z

@@ -115,7 +115,7 @@ function certificateRows(f: ReadinessFacts): GmailRequirement[] {
       row("logo_matches_certificate", matchLabel, "cannot_tell", "No certificate yet."),
     ];
   }
-  const failing = c.checks.filter((x) => x.ok === false);
+  const failing = c.checks.filter((x) => x.ok === false && x.blocking);
   const mark =
     c.valid && c.kind !== null
       ? row(

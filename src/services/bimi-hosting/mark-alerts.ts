@@ -46,7 +46,7 @@ function drafts(f: MarkFacts, now: Date): AlertDraft[] {
   }
   const mismatch = c.logo_matches === false;
   if (!c.valid || mismatch) {
-    const failing = c.checks.filter((x) => x.ok === false).map((x) => x.message);
+    const failing = c.checks.filter((x) => x.ok === false && x.blocking).map((x) => x.message);
     out.push({
       ...base,
       kind: "hosting",

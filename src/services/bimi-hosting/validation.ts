@@ -1,6 +1,6 @@
 // The validation report kept with a hosted logo (hosted_bimi.validation): the SVG Tiny PS findings of the
 // logo and the mark certificate's checks against that logo, made by the core validators. No I/O.
-import type { MarkReport } from "../../core/bimi/mark";
+import { INFORMATIONAL_CHECKS, type MarkReport } from "../../core/bimi/mark";
 import type { Finding } from "../../core/types";
 import { sha256Hex } from "../../lib/crypto";
 
@@ -10,6 +10,8 @@ export interface CertificateCheck {
   ok: boolean | null;
   message: string;
   fix: string | null;
+  /** A failure makes the certificate invalid; false: the check informs only (docs/decisions.md D261). */
+  blocking: boolean;
 }
 
 export interface CertificateReport {
@@ -49,7 +51,7 @@ export function certificateReport(r: MarkReport, logoSha256: string | null): Cer
   return {
     kind: r.kind,
     valid: r.valid,
-    checks: r.checks.map((c) => ({ id: c.id, ok: c.ok, message: c.message, fix: c.fix ?? null })),
+    checks: r.checks.map((c) => ({ id: c.id, ok: c.ok, message: c.message, fix: c.fix ?? null, blocking: !INFORMATIONAL_CHECKS.has(c.id) })),
     subject: {
       organization: r.subject.organization ?? null,
       common_name: r.subject.commonName ?? null,
@@ -78,4 +80,10 @@ export async function validateCertificate(
   return certificateReport(report, facts.logoSvg === null ? null : await sha256Hex(facts.logoSvg));
 }
 
-export const parseValidation = (text: string | null): StoredValidation | null => (text === null ? null : (JSON.parse(text) as StoredValidation));
+/** The stored report; `blocking` is derived again from the check id, so reports stored before it existed read the same. */
+export function parseValidation(text: string | null): StoredValidation | null {
+  if (text === null) return null;
+  const stored = JSON.parse(text) as StoredValidation;
+  const c = stored.certificate;
+  return c === null ? stored : { ...stored, certificate: { ...c, checks: c.checks.map((x) => ({ ...x, blocking: !INFORMATIONAL_CHECKS.has(x.id) })) } };
+}

@@ -9,7 +9,7 @@ const URLS = { logo: "https://svc.example/bimi/brand.example/default.svg", autho
 const CERT: CertificateReport = {
   kind: "VMC",
   valid: true,
-  checks: [{ id: "chain", ok: true, message: "ok", fix: null }],
+  checks: [{ id: "chain", ok: true, message: "ok", fix: null, blocking: true }],
   subject: { organization: "Brand Inc.", common_name: null, trademark_registration: "123", trademark_country: "US", mark_type: "Registered Mark" },
   issuer: "CN=Some VMC CA",
   sans: ["brand.example"],
@@ -76,5 +76,17 @@ describe("gmailReadiness", () => {
     expect(state(facts({ certificate: null }), "mark_certificate")).toBe("not_met");
     const late = gmailReadiness(facts({ now: new Date("2026-02-01T00:00:00Z") }));
     expect(late.requirements.find((x) => x.id === "certificate_dates")).toMatchObject({ state: "not_met", detail: "Expired on 2026-01-01 00:00 UTC." });
+  });
+  it("a failed check that only informs (a subject field the CA should have set) neither fails the certificate row nor fills its detail", () => {
+    const note = { id: "subject-fields", ok: false, message: "The subject lacks streetAddress.", fix: "Tell your CA.", blocking: false };
+    const honoured = gmailReadiness(facts({ certificate: { ...CERT, checks: [...CERT.checks, note] } }));
+    expect(honoured.requirements.find((x) => x.id === "mark_certificate")?.state).toBe("met");
+    const broken = { id: "eku", ok: false, message: "Not issued for BIMI.", fix: "Use a VMC.", blocking: true };
+    const refused = gmailReadiness(facts({ certificate: { ...CERT, valid: false, checks: [broken, note] } }));
+    expect(refused.requirements.find((x) => x.id === "mark_certificate")).toMatchObject({
+      state: "not_met",
+      detail: "Not issued for BIMI.",
+      fix: "Use a VMC.",
+    });
   });
 });
