@@ -156,6 +156,11 @@ const DIFFERS: Record<string, Partial<Record<Rule | "valid", string>>> = {
   },
   "an unknown markType": { valid: "an unknown mark type: informational for us (mark-type cannot tell), refused by checkdmarc" },
   "neither localityName nor stateOrProvinceName": { valid: "a subject field the CA left out: informational for us (D261), refused by checkdmarc" },
+  "a critical extension nobody recognises": {
+    extensions:
+      'RFC 5280 §4.2: an unrecognised critical extension MUST be rejected. cryptography\'s verifier does refuse it ("unaccounted-for critical extensions"), but checkdmarc only logs that refusal',
+    valid: "the unreported refusal (above)",
+  },
   "jurisdictionLocalityName without jurisdictionStateOrProvinceName": {
     valid: "a subject field the CA left out: informational for us (D261), refused by checkdmarc",
   },
@@ -355,6 +360,7 @@ beforeAll(() => {
     // Extensions a Mark Certificate must not carry (MC Requirements §7.1.5, §7.1.2.3).
     "a nameConstraints extension in the leaf": v(leaf("nc", LEAF_SUBJ, leafExt({ extra: ["nameConstraints = permitted;DNS:brand.example"] })), ["extensions"]),
     "the Pilot identifier in a certificate issued after 2025-03-15": v(leaf("pilot", LEAF_SUBJ, leafExt({ extra: [PILOT] })), ["extensions"]),
+    "a critical extension nobody recognises": v(leaf("crit", LEAF_SUBJ, leafExt({ extra: ["1.3.6.1.4.1.99999.7 = critical,ASN1:NULL"] })), []),
   } satisfies Record<string, Variant>);
 
   const names = Object.keys(variants);
@@ -370,7 +376,7 @@ beforeAll(() => {
 afterAll(() => ws?.cleanup());
 
 describe("generated variants: ours and checkdmarc", () => {
-  it("every variant was generated", () => expect(Object.keys(variants).length).toBe(36));
+  it("every variant was generated", () => expect(Object.keys(variants).length).toBe(37));
   for (const name of [
     "a good RSA chain",
     "a good ECDSA chain (P-256 leaf under a P-384 root)",
@@ -408,6 +414,7 @@ describe("generated variants: ours and checkdmarc", () => {
     "jurisdictionLocalityName without jurisdictionStateOrProvinceName",
     "a nameConstraints extension in the leaf",
     "the Pilot identifier in a certificate issued after 2025-03-15",
+    "a critical extension nobody recognises",
   ]) {
     it(name, async () => {
       const x = variants[name] as Variant;

@@ -93,9 +93,33 @@ const PILOT_UNTIL = Date.UTC(2025, 2, 15);
 const NAME_CONSTRAINTS = "2.5.29.30";
 
 /**
+ * Extensions this validation recognises in a mark certificate: RFC 5280 §4.2.1 (key identifiers, key usage,
+ * certificate policies, alternative names, basic constraints, extended key usage, CRL distribution points,
+ * authority information access), the RFC 3709 logotype, RFC 6962 §3.3 signed certificate timestamps, and the
+ * MC Requirements' Pilot identifier. RFC 5280 §4.2: a certificate with a critical extension not among them
+ * "MUST" be rejected.
+ */
+const RECOGNISED = new Set([
+  "2.5.29.14", // subjectKeyIdentifier
+  "2.5.29.35", // authorityKeyIdentifier
+  "2.5.29.15", // keyUsage
+  "2.5.29.32", // certificatePolicies
+  "2.5.29.17", // subjectAltName
+  "2.5.29.18", // issuerAltName
+  "2.5.29.19", // basicConstraints
+  "2.5.29.37", // extKeyUsage
+  "2.5.29.31", // cRLDistributionPoints
+  "1.3.6.1.5.5.7.1.1", // authorityInfoAccess
+  "1.3.6.1.5.5.7.1.12", // logotype (RFC 3709)
+  "1.3.6.1.4.1.11129.2.4.2", // signed certificate timestamp list (RFC 6962)
+  NAME_CONSTRAINTS,
+  PILOT_IDENTIFIER,
+]);
+
+/**
  * Extensions the certificate must not carry: nameConstraints in any Mark Certificate (§7.1.5; RFC 5280
- * §4.2.1.10 allows it only in CA certificates), and the Pilot identifier in one issued on or after 2025-03-15
- * (§7.1.2.3 (i)). Blocking: such a certificate is outside the profile receivers validate against, and the
+ * §4.2.1.10 allows it only in CA certificates), the Pilot identifier in one issued on or after 2025-03-15
+ * (§7.1.2.3 (i)), and any critical extension not recognised here (RFC 5280 §4.2). Blocking: such a certificate is outside the profile receivers validate against, and the
  * Pilot identifier is critical by rule, so a validator that does not know it must refuse it (RFC 5280 §4.2).
  */
 export function extensionsCheck(leaf: ParsedCertificate): MarkCheck {
@@ -105,6 +129,8 @@ export function extensionsCheck(leaf: ParsedCertificate): MarkCheck {
   if (present(PILOT_IDENTIFIER) && leaf.notBefore.getTime() >= PILOT_UNTIL) {
     problems.push("the Pilot identifier extension, not allowed in certificates issued on or after 2025-03-15 (§7.1.2.3)");
   }
+  const unknown = (leaf.cert.tbsCertificate.extensions ?? []).filter((e) => e.critical && !RECOGNISED.has(e.extnID)).map((e) => e.extnID);
+  if (unknown.length > 0) problems.push(`a critical extension this check does not recognise (${unknown.join(", ")}), which RFC 5280 §4.2 says to reject`);
   if (problems.length === 0) return { id: "extensions", ok: true, message: "No extension the Mark Certificate profile forbids." };
   return {
     id: "extensions",
