@@ -846,6 +846,48 @@ export const MUTATIONS = [
     to: "summary: `endpoint ${url} events:",
     tests: ["test/services/audit-wiring.test.ts"],
   },
+  {
+    name: "marks: RSASSA-PSS signatures answered cannot tell",
+    file: "src/core/bimi/mark/signature.ts",
+    from: "if (sigOid === RSASSA_PSS) return verifyPss(child, issuer);",
+    to: 'if (sigOid === RSASSA_PSS) return { ok: null, reason: "not supported" };',
+    tests: ["src/core/bimi/mark/pss.test.ts"],
+  },
+  {
+    name: "marks: the PSS salt length the certificate states is ignored",
+    file: "src/core/bimi/mark/signature.ts",
+    from: 'crypto.subtle.verify({ name: "RSA-PSS", saltLength: params.saltLength }',
+    to: 'crypto.subtle.verify({ name: "RSA-PSS", saltLength: 32 }',
+    tests: ["src/core/bimi/mark/pss.test.ts"],
+  },
+  {
+    name: "marks: an intermediate's pathLenConstraint is not enforced",
+    file: "src/core/bimi/mark/chain.ts",
+    from: "const tooLong = pathLengthProblem(issuer, path);",
+    to: "const tooLong = null as string | null;",
+    tests: ["src/core/bimi/mark/path-length.test.ts"],
+  },
+  {
+    name: "marks: an unrecognised critical extension is accepted",
+    file: "src/core/bimi/mark/profile.ts",
+    from: "if (unknown.length > 0) problems.push(",
+    to: "if (unknown.length > 99) problems.push(",
+    tests: ["src/core/bimi/mark/critical-extension.test.ts"],
+  },
+  {
+    name: "sso: a domain verification that lost the race is still recorded",
+    file: "src/services/sso/domains.ts",
+    from: "{ when: sql`changes() > 0` },",
+    to: "{},",
+    tests: ["test/routes/sso/sign-in.test.ts"],
+  },
+  {
+    name: "bimi hosting: an informational certificate check fails the Gmail row",
+    file: "src/services/bimi-hosting/gmail.ts",
+    from: "const failing = c.checks.filter((x) => x.ok === false && x.blocking);",
+    to: "const failing = c.checks.filter((x) => x.ok === false);",
+    tests: ["test/routes/bimi-hosting/gmail.test.ts", "test/pages/bimi-hosting.test.ts"],
+  },
 ];
 
 const args = process.argv.slice(2);
