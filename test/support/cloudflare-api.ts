@@ -24,6 +24,8 @@ export interface FakeCloudflare {
   failNext(status: number, times?: number): void;
   /** Marks every hostname and its certificate active, as Cloudflare does once validation passed. */
   activateAll(): void;
+  /** Runs when a call arrives, before it is answered (a test makes a request race it). */
+  onCall: ((c: CfCall) => void | Promise<void>) | null;
 }
 
 const envelope = (result: unknown, status = 200, errors: Array<{ code: number; message: string }> = []) =>
@@ -42,7 +44,9 @@ export function installCloudflare(zone: StubZone = {}, passthrough?: (req: Reque
     const body = req.method === "POST" || req.method === "PATCH" ? ((await req.json()) as Record<string, unknown>) : null;
     const prefix = `/client/v4/zones/${CF_ZONE}`;
     const path = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : url.pathname;
-    calls.push({ method: req.method, path, query: Object.fromEntries(url.searchParams), body });
+    const recorded: CfCall = { method: req.method, path, query: Object.fromEntries(url.searchParams), body };
+    calls.push(recorded);
+    if (fake.onCall) await fake.onCall(recorded);
     if (req.headers.get("authorization") !== `Bearer ${CF_TOKEN}`) return envelope(null, 403, [{ code: 10000, message: "Authentication error" }]);
     if (!url.pathname.startsWith(prefix)) return envelope(null, 404, [{ code: 7003, message: "Could not route" }]);
     if (failing && failing.times > 0) {
@@ -105,7 +109,7 @@ export function installCloudflare(zone: StubZone = {}, passthrough?: (req: Reque
   const stub = installDohStub(zone, {
     passthrough: (req) => (new URL(req.url).host === "cf-api.test" ? api(req) : passthrough ? passthrough(req) : new Response("not found", { status: 404 })),
   });
-  return {
+  const fake: FakeCloudflare = {
     stub,
     calls,
     hostnames,
@@ -116,7 +120,9 @@ export function installCloudflare(zone: StubZone = {}, passthrough?: (req: Reque
     activateAll: () => {
       for (const h of hostnames.values()) Object.assign(h, { status: "active", ssl: { status: "active" } });
     },
+    onCall: null,
   };
+  return fake;
 }
 
 /** The TXT value a record holds, without the quotes the API stores it in. */

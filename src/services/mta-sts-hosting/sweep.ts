@@ -9,12 +9,12 @@ import { isStsCandidate, parseStsRecord } from "../../core/mta-sts/policy";
 import { hostedMtaSts } from "../../db/schema";
 import type { Services } from "../../services";
 import { autoResolve, openAlertsOfKind } from "../alerts/auto-resolve";
-import { audit } from "../audit-when";
+import { auditWhen } from "../audit-when";
 import { commit, commitAll } from "../commit";
 import { systemContext } from "../context";
 import { driftWrites } from "./drift";
 import { type HostedRow, idHost, servedPolicy } from "./rows";
-import { clientFor, removeExternal, syncExternal } from "./sync";
+import { clientFor, forgetExternal, removeExternal, syncExternal } from "./sync";
 
 const BATCH = 25;
 /** A pending certificate is looked at again after this long (validation takes minutes). */
@@ -39,23 +39,35 @@ async function removeRetired(svc: Services, now: Date): Promise<number> {
       console.error(JSON.stringify({ level: "error", msg: "mta-sts hosting removal", domain_id: row.domainId, error: String(e) }));
       continue;
     }
+    // A PUT may have turned the row back on (a new id) while the API calls ran: only the row as retired
+    // goes, and only then is the removal recorded; otherwise what was just deleted must be made again.
+    const retired = and(eq(hostedMtaSts.domainId, row.domainId), eq(hostedMtaSts.state, "retiring"), eq(hostedMtaSts.policyId, row.policyId));
     const domain = { id: row.domainId, name: row.domainName };
     const resolves = (await openAlertsOfKind(svc.db, row.teamId, domain, "hosting"))
       .filter((a) => a.subject.startsWith("mta_sts."))
       .map((a) => autoResolve(svc.db, a, now));
-    await commit(
+    const [, deleted] = await commit(
       svc,
       [
-        svc.db.delete(hostedMtaSts).where(and(eq(hostedMtaSts.domainId, row.domainId), eq(hostedMtaSts.state, "retiring"))),
-        audit(svc, systemContext(row.teamId), {
-          verb: "mta_sts_hosting.remove",
-          target: { type: "domain", id: row.domainId },
-          summary: `${row.domainName}: hosting removed after mode none ran its course (RFC 8461 §8.3)`,
-        }),
+        auditWhen(
+          svc,
+          systemContext(row.teamId),
+          {
+            verb: "mta_sts_hosting.remove",
+            target: { type: "domain", id: row.domainId },
+            summary: `${row.domainName}: hosting removed after mode none ran its course (RFC 8461 §8.3)`,
+          },
+          { when: sql`EXISTS (SELECT 1 FROM ${hostedMtaSts} WHERE ${retired})` },
+        ),
+        svc.db.delete(hostedMtaSts).where(retired).returning({ domainId: hostedMtaSts.domainId }),
         ...resolves.flatMap((r) => r.statements),
       ],
       resolves.map((r) => r.eventId),
     );
+    if (deleted.length === 0) {
+      await forgetExternal(svc, row);
+      continue;
+    }
     removed++;
   }
   return removed;

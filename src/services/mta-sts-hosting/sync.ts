@@ -3,7 +3,7 @@
 // AFTER the D1 commit, so the new policy is served before any sender can see the new id (RFC 8461 §3.1:
 // a sender fetches the policy when the id changes, and keeps what it got for max_age). A failed call is
 // kept on the row and retried by the every-minute sweep. Does I/O (Cloudflare API, D1).
-import { eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { stsRecord } from "../../core/mta-sts/hosting";
 import { hostedMtaSts } from "../../db/schema";
 import type { Services } from "../../services";
@@ -70,6 +70,24 @@ export async function syncExternal(svc: Services, row: HostedRow, refresh: Refre
   set.hostnameDetails = JSON.stringify(details);
   const updated = await svc.db.update(hostedMtaSts).set(set).where(eq(hostedMtaSts.domainId, row.domainId)).returning().get();
   return updated ?? row;
+}
+
+/**
+ * After removeExternal deleted the hostname and id record of a row that was turned back on meanwhile:
+ * the row no longer names them, so the sweep's resync creates both again (the hostname id is cleared
+ * only if no sync adopted another one since).
+ */
+export async function forgetExternal(svc: Services, removed: HostedRow): Promise<void> {
+  await svc.db
+    .update(hostedMtaSts)
+    .set({
+      customHostnameId: null,
+      hostnameStatus: null,
+      certificateStatus: null,
+      hostnameCheckedAt: null,
+      hostnameDetails: sql`json_set(coalesce(${hostedMtaSts.hostnameDetails}, '{}'), '$.idRecordSynced', json('null'))`,
+    })
+    .where(and(eq(hostedMtaSts.domainId, removed.domainId), sql`${hostedMtaSts.customHostnameId} IS ${removed.customHostnameId}`));
 }
 
 /** Removes what Cloudflare holds for a row (hostname, id record). Throws when the API fails, so the row stays. */

@@ -172,3 +172,55 @@ describe("DELETE /domains/{domain} while MTA-STS is hosted", () => {
     expect((await call(`/api/v1/domains/${d.id}`, { method: "DELETE", token: team.full })).status).toBe(204);
   });
 });
+
+describe("turning hosting back on while the sweep removes it", () => {
+  it("keeps the row, writes no removal entry, and the next sweep recreates the hostname and id record it had deleted", async () => {
+    const team = await makeTeam();
+    const d = await insertDomain(team.id);
+    const cf = installCloudflare(mxZone(d.name));
+    const t0 = Date.now();
+    vi.useFakeTimers({ toFake: ["Date"], now: t0 });
+    try {
+      await call(path(d.id), { method: "PUT", token: team.full, body: { max_age: 86_400 } });
+      // The certificate is issued and the sweep has read it: the row says active, so nothing re-reads it later.
+      cf.activateAll();
+      vi.setSystemTime(t0 + 6 * 60_000);
+      await everyMinute();
+      const retiring = await hostingOf(await call(path(d.id), { method: "DELETE", token: team.full }));
+      const mine = () => [...cf.hostnames.values()].filter((h) => h.hostname === `mta-sts.${d.name}`);
+      expect(mine()).toHaveLength(1);
+
+      // The removal's first API call: the team turns hosting back on before the sweep deletes the row.
+      let fired = false;
+      let back: Hosting | null = null;
+      cf.onCall = async (c) => {
+        if (fired || c.method !== "DELETE" || !c.path.startsWith("/custom_hostnames/")) return;
+        fired = true;
+        back = await hostingOf(await call(path(d.id), { method: "PUT", token: team.full, body: {} }));
+      };
+      vi.setSystemTime(Date.parse(retiring.retiring?.safe_to_remove_at ?? "") + 60_000);
+      await everyMinute();
+      cf.onCall = null;
+      expect((back as Hosting | null)?.mode).toBe("testing");
+
+      const row = await env.DB.prepare("SELECT state, policy_id FROM hosted_mta_sts WHERE domain_id = ?").bind(d.id).first();
+      expect(row).toEqual({ state: "active", policy_id: (back as Hosting | null)?.policy_id });
+      const verbs = await env.DB.prepare("SELECT verb FROM audit_entries WHERE team_id = ? AND verb LIKE 'mta_sts_hosting.%' ORDER BY seq").bind(team.id).all();
+      expect(verbs.results.map((r) => r.verb)).toEqual(["mta_sts_hosting.enable", "mta_sts_hosting.disable", "mta_sts_hosting.enable"]);
+
+      // The next minute: the hostname and the id record exist again, for the policy served now.
+      vi.setSystemTime(Date.parse(retiring.retiring?.safe_to_remove_at ?? "") + 120_000);
+      await everyMinute();
+      expect(mine()).toHaveLength(1);
+      const stored = await env.DB.prepare("SELECT custom_hostname_id FROM hosted_mta_sts WHERE domain_id = ?")
+        .bind(d.id)
+        .first<{ custom_hostname_id: string }>();
+      expect(stored?.custom_hostname_id).toBe(mine()[0]?.id);
+      const record = [...cf.records.values()].find((r) => r.name === `${d.name}.sts-id.test`);
+      expect(record?.content).toBe(`"v=STSv1; id=${(back as Hosting | null)?.policy_id}"`);
+    } finally {
+      cf.onCall = null;
+      vi.useRealTimers();
+    }
+  });
+});
