@@ -108,6 +108,8 @@ export function ssoPages() {
     const done = await completeSsoSignIn(svc, {
       state: c.req.query("state") ?? "",
       code: c.req.query("code") ?? "",
+      // RFC 9207: the issuer the provider names in its answer (mix-up defence, D268).
+      iss: c.req.query("iss") ?? null,
       browserValue,
       redirectUri: `${siteOrigin(c)}/sso/callback`,
       origin: requestOrigin(c.req.raw.headers, "dashboard", "single sign-on"),

@@ -107,6 +107,8 @@ describe("ID token validation (OpenID Connect Core 1.0 §3.1.3.7) against oidc-p
       token_endpoint: `${op.issuer}/token`,
       jwks_uri: `${op.issuer}/jwks`,
       token_auth: "client_secret_basic",
+      // oidc-provider puts iss in its authorization responses and says so (RFC 9207 §3).
+      iss_parameter: true,
     });
   });
 

@@ -27,6 +27,17 @@ describe("OpenID Connect Discovery", () => {
     expect(readDiscovery({ ...doc, token_endpoint_auth_methods_supported: ["private_key_jwt"] }, doc.issuer).ok).toBe(false);
   });
 
+  it("reads whether the provider sends iss in its authorization responses (RFC 9207 §3): only the JSON true counts", () => {
+    const read = (v: unknown) => {
+      const r = readDiscovery({ ...doc, authorization_response_iss_parameter_supported: v }, doc.issuer);
+      return r.ok && r.value.iss_parameter;
+    };
+    expect(read(true)).toBe(true);
+    expect(read(false)).toBe(false);
+    expect(read("true")).toBe(false);
+    expect(read(undefined)).toBe(false);
+  });
+
   it("refuses a provider without S256 PKCE or asymmetric ID token signatures", () => {
     expect(readDiscovery({ ...doc, code_challenge_methods_supported: ["plain"] }, doc.issuer).ok).toBe(false);
     expect(readDiscovery({ ...doc, id_token_signing_alg_values_supported: ["HS256"] }, doc.issuer).ok).toBe(false);

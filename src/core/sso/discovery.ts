@@ -11,6 +11,12 @@ export interface ProviderEndpoints {
   jwks_uri: string;
   /** client_secret_basic unless the provider lists only client_secret_post (OpenID Connect Core §9). */
   token_auth: "client_secret_basic" | "client_secret_post";
+  /**
+   * The provider puts `iss` in its authorization responses (RFC 9207 §3,
+   * authorization_response_iss_parameter_supported); then a callback without it is refused. Absent in
+   * configurations saved before it was read, which means false.
+   */
+  iss_parameter?: boolean;
 }
 
 /**
@@ -63,5 +69,6 @@ export function readDiscovery(doc: unknown, issuer: string): Result<ProviderEndp
     token_endpoint: d.token_endpoint as string,
     jwks_uri: d.jwks_uri as string,
     token_auth: tokenAuth,
+    iss_parameter: d.authorization_response_iss_parameter_supported === true,
   });
 }

@@ -4,6 +4,7 @@
 // callback consumes it, redeems the code, checks the ID token in full and opens a session exactly like
 // the email link does (docs/sso.md). Any refusal is a 4xx and writes no session. Does I/O (D1, HTTPS).
 import { and, eq, gt, isNull, lt, sql } from "drizzle-orm";
+import type { ProviderEndpoints } from "../../core/sso/discovery";
 import { s256Challenge } from "../../core/sso/pkce";
 import { verifyIdToken } from "../../core/sso/id-token";
 import { memberships, ssoLogins, teamSso, teams, users } from "../../db/schema";
@@ -121,9 +122,23 @@ async function consumeSignIn(svc: Services, state: string) {
 
 const START_AGAIN = "Start again from the sign-in page.";
 
+/**
+ * The authorization response's `iss` (RFC 9207 §2.4): when present it must be this sign-in's issuer, and
+ * it must be present when the provider said it sends one. Every team's provider returns to the same
+ * /sso/callback, so without this a code another provider issued could be delivered to a sign-in started
+ * for a provider an attacker runs, and sent to that attacker's token endpoint (the mix-up attack, RFC 9700
+ * §4.4; docs/decisions.md D268). Checked before the code is sent anywhere.
+ */
+function checkResponseIssuer(iss: string | null, issuer: string, endpoints: ProviderEndpoints): void {
+  if (iss === null ? endpoints.iss_parameter === true : iss !== issuer) {
+    const why = iss === null ? "its provider sends an issuer (iss) with every answer, and this one has no iss" : "it came back from another issuer (iss)";
+    throw signInRefused(400, `This sign-in was refused: ${why}. ${START_AGAIN}`);
+  }
+}
+
 export async function completeSsoSignIn(
   svc: Services,
-  input: { state: string; code: string; browserValue: string | null; redirectUri: string; origin: CallOrigin },
+  input: { state: string; code: string; iss: string | null; browserValue: string | null; redirectUri: string; origin: CallOrigin },
 ): Promise<CompletedSignIn> {
   const login = await consumeSignIn(svc, input.state);
   if (!login) throw signInRefused(400, `This sign-in was already used, has expired, or was never started here. ${START_AGAIN}`);
@@ -134,10 +149,11 @@ export async function completeSsoSignIn(
   if (input.code === "" || input.code.length > 2048) throw signInRefused(400, `The provider sent no authorization code. ${START_AGAIN}`);
   const config = await svc.db.query.teamSso.findFirst({ where: eq(teamSso.teamId, login.teamId) });
   if (!config?.clientSecretEnc) throw signInRefused(400, `Single sign-on is no longer configured for this team. ${START_AGAIN}`);
+  const endpoints = endpointsOf(config);
+  checkResponseIssuer(input.iss, config.issuer, endpoints);
   const secret = await openClientSecret(svc, config.clientSecretEnc, login.teamId);
   if (secret === null) throw new ApiError(503, "dependency_unavailable", "The team's client secret cannot be opened: the team owner must save it again.");
 
-  const endpoints = endpointsOf(config);
   const idToken = await redeemCode(svc, endpoints, {
     code: input.code,
     redirectUri: input.redirectUri,
