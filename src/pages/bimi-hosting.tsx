@@ -137,6 +137,12 @@ const Record: FC<{ v: BimiHostingView }> = ({ v }) => {
           "No BIMI record is published yet."
         ) : (
           <>
+            {p.from_org_domain && (
+              <>
+                No record at <span class="mono">{v.record?.host ?? `${v.selector}._bimi.${v.domain.name}`}</span>; receivers use the Organizational Domain's at{" "}
+                <span class="mono">{p.host}</span>:{" "}
+              </>
+            )}
             <span class="mono">{p.record}</span>
             {p.status === "invalid" && " (not a valid BIMI record: receivers ignore it)"}
           </>

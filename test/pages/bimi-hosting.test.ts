@@ -6,6 +6,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { Browser, ORIGIN, signedInOwner } from "../support/browser";
 import { insertDomain } from "../support/factories";
+import { installReceiver } from "../support/webhooks";
 import ecdsaLogo from "../fixtures/bimi-marks/generated/ecdsa-logo.svg?raw";
 import ecdsaVmc from "../fixtures/bimi-marks/generated/ecdsa-vmc.pem?raw";
 import { BAD_SVG, clearHosted, paypalPem, paypalSvg, pinClock } from "../routes/bimi-hosting/support";
@@ -97,6 +98,24 @@ describe("the hosted BIMI page", () => {
     const gmail = html.match(/<tr data-row="mark_certificate"[\s\S]*?<\/tr>/)?.[0] ?? "";
     expect(gmail).toContain('data-state="not_met"');
     expect(gmail).not.toContain("Mark Certificate Requirements");
+  });
+
+  it("a subdomain without a record shows the Organizational Domain's record that receivers use instead", async () => {
+    const { b, teamId } = await signedInOwner("bimi");
+    const d = await insertDomain(teamId, { name: "news.brand-org.example" });
+    const r = installReceiver({
+      "_dmarc.brand-org.example": { TXT: ["v=DMARC1; p=reject"] },
+      "default._bimi.brand-org.example": { TXT: ["v=BIMI1; l=https://cdn.example/org.svg; a="] },
+    });
+    try {
+      const html = await (await b.fetch(`/domains/${d.id}/hosting/bimi`)).text();
+      const live = html.match(/<p id="record-live"[\s\S]*?<\/p>/)?.[0] ?? "";
+      expect(live).toContain("receivers use the Organizational Domain&#39;s at");
+      expect(live).toContain("default._bimi.brand-org.example");
+      expect(live).toContain("v=BIMI1; l=https://cdn.example/org.svg; a=");
+    } finally {
+      r.stub.restore();
+    }
   });
 
   it("a logo that breaks SVG Tiny PS is a 422 page listing each problem with its fix; a missing CSRF token is refused", async () => {

@@ -101,9 +101,13 @@ export const BimiHosting = z
         record: z.string().nullable(),
         logo: z.string().nullable(),
         authority: z.string().nullable(),
+        host: z.string().openapi({ description: "The name answered for: <selector>._bimi.<domain>, or the Organizational Domain's when the domain has none." }),
+        from_org_domain: z
+          .boolean()
+          .openapi({ description: "The domain has no record of its own and receivers fall back to the Organizational Domain's (BIMI draft)." }),
       })
       .nullable()
-      .openapi({ description: "What DNS answers now at <selector>._bimi.<domain>: status present, missing, invalid or temperror." }),
+      .openapi({ description: "What DNS answers now for the record receivers use: status present, missing, invalid or temperror." }),
     validation: z
       .object({
         logo: z.object({ sha256: z.string(), bytes: z.number().int(), findings: z.array(LogoFinding) }).nullable(),

@@ -34,8 +34,11 @@ export interface ReadinessFacts {
   domain: string;
   selector: string;
   dmarc: DmarcFacts | null;
-  /** The BIMI record DNS answers now (null: the lookup failed); `logo`/`authority`: its l= and a=. */
-  published: { record: string | null; logo: string | null; authority: string | null } | null;
+  /**
+   * The BIMI record DNS answers now (null: the lookup failed); `logo`/`authority`: its l= and a=; `host`: where
+   * it was found, the Organizational Domain's name when the domain has none (`fromOrgDomain`).
+   */
+  published: { record: string | null; logo: string | null; authority: string | null; host: string; fromOrgDomain: boolean } | null;
   expected: { logo: string; authority: string } | null;
   hasLogo: boolean;
   certificate: CertificateReport | null;
@@ -172,9 +175,13 @@ function recordRow(f: ReadinessFacts): GmailRequirement {
   const wrong: string[] = [];
   if (p.logo !== f.expected.logo) wrong.push(`l= is ${p.logo ?? "missing"}`);
   if (f.certificate !== null && p.authority !== f.expected.authority) wrong.push(`a= is ${p.authority ?? "missing"}`);
-  return wrong.length === 0
-    ? row("record_published", label, "met", `Published: ${p.record}`)
-    : row("record_published", label, "not_met", `The published record does not point at the hosted files (${wrong.join("; ")}).`, fix);
+  // BIMI draft, "Assertion Record Discovery": with no record of its own, receivers use the Organizational Domain's.
+  const where = p.fromOrgDomain ? `${f.selector}._bimi.${f.domain} has no record, so receivers use the Organizational Domain's at ${p.host}` : null;
+  if (wrong.length === 0) return row("record_published", label, "met", where ? `${where}: ${p.record}` : `Published: ${p.record}`);
+  const detail = where
+    ? `${where}, which does not point at the hosted files (${wrong.join("; ")}).`
+    : `The published record does not point at the hosted files (${wrong.join("; ")}).`;
+  return row("record_published", label, "not_met", detail, fix);
 }
 
 /** Every requirement in the order a person fixes them, and the one-sentence answer. */

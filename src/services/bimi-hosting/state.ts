@@ -1,6 +1,8 @@
 // The hosted BIMI state of one domain and selector: the files served, the record to publish and what DNS
 // answers for it now, the stored validation report and the Gmail answer. Does I/O (D1, the domain's object, DNS).
 import { isBimiCandidate, parseBimiRecord } from "../../core/bimi/record";
+import { treeWalkOrgDomain } from "../../core/dmarc/align";
+import type { Resolver } from "../../core/dns/types";
 import type { StoredPosture } from "../../core/posture/stored";
 import { iso } from "../../lib/time";
 import type { Services } from "../../services";
@@ -25,8 +27,18 @@ export interface BimiHostingView {
   } | null;
   /** The TXT record to publish; null when the service's public origin is unknown (SITE_URL unset). */
   record: { host: string; type: "TXT"; value: string } | null;
-  /** What DNS answers now at the record's name (status present, missing, invalid or temperror). */
-  published: { status: string | null; record: string | null; logo: string | null; authority: string | null } | null;
+  /**
+   * What DNS answers now for the record receivers use (status present, missing, invalid or temperror): at
+   * `host`, the domain's own name, or the Organizational Domain's when the domain has none (`from_org_domain`).
+   */
+  published: {
+    status: string | null;
+    record: string | null;
+    logo: string | null;
+    authority: string | null;
+    host: string;
+    from_org_domain: boolean;
+  } | null;
   validation: StoredValidation | null;
   validated_at: string | null;
   gmail: GmailReadiness;
@@ -63,17 +75,36 @@ function dmarcFacts(p: StoredPosture | null): DmarcFacts | null {
  * What DNS answers now at `<selector>._bimi.<domain>` (a live lookup, as the hosting page shows the MTA-STS
  * records): the BIMI record if exactly one is there, its l= and a=. A failed lookup says so ("temperror").
  */
-async function liveRecord(svc: Services, name: string, selector: string): Promise<NonNullable<BimiHostingView["published"]>> {
-  const answer = await svc.createResolver().query(`${selector}._bimi.${name}`, "TXT");
-  if (answer.kind === "temperror") return { status: "temperror", record: null, logo: null, authority: null };
+type Published = NonNullable<BimiHostingView["published"]>;
+
+async function recordAt(resolver: Resolver, host: string, fromOrg: boolean): Promise<Published> {
+  const none = { record: null, logo: null, authority: null, host, from_org_domain: fromOrg };
+  const answer = await resolver.query(host, "TXT");
+  if (answer.kind === "temperror") return { status: "temperror", ...none };
   const found = answer.kind === "records" ? answer.records.filter(isBimiCandidate) : [];
-  if (found.length === 0) return { status: "missing", record: null, logo: null, authority: null };
+  if (found.length === 0) return { status: "missing", ...none };
   // Draft §4.4: more than one BIMI record at the name is as good as none.
-  if (found.length > 1) return { status: "invalid", record: found.join(" | "), logo: null, authority: null };
+  if (found.length > 1) return { status: "invalid", ...none, record: found.join(" | ") };
   const record = found[0] ?? "";
   const parsed = parseBimiRecord(record);
-  if (!parsed.ok) return { status: "invalid", record, logo: null, authority: null };
-  return { status: "present", record, logo: parsed.value.record.logo, authority: parsed.value.record.authority };
+  if (!parsed.ok) return { status: "invalid", ...none, record };
+  return { status: "present", ...none, record, logo: parsed.value.record.logo, authority: parsed.value.record.authority };
+}
+
+/**
+ * The record a receiver would use, as the scheduled check finds it (core/bimi/check.ts): the domain's own,
+ * else the Organizational Domain's (BIMI draft, "Assertion Record Discovery"). A failed lookup or tree walk
+ * is temperror, never "missing".
+ */
+async function liveRecord(svc: Services, name: string, selector: string): Promise<Published> {
+  const resolver = svc.createResolver();
+  const own = await recordAt(resolver, `${selector}._bimi.${name}`, false);
+  if (own.status !== "missing") return own;
+  const org = await treeWalkOrgDomain(resolver)(name);
+  if (org === null) return { ...own, status: "temperror" };
+  if (org === name) return own;
+  const fallback = await recordAt(resolver, `${selector}._bimi.${org}`, true);
+  return fallback.status === "missing" ? own : fallback;
 }
 
 /** The view of a row (or of nothing hosted yet) for a domain already read in the caller's team. */
@@ -113,7 +144,10 @@ export async function viewOf(
       domain: domain.name,
       selector,
       dmarc: dmarcFacts(posture),
-      published: published.status === "temperror" ? null : { record: published.record, logo: published.logo, authority: published.authority },
+      published:
+        published.status === "temperror"
+          ? null
+          : { record: published.record, logo: published.logo, authority: published.authority, host: published.host, fromOrgDomain: published.from_org_domain },
       expected: urls,
       hasLogo: row?.logoSvg != null,
       certificate: validation?.certificate ?? null,

@@ -18,13 +18,14 @@ const CERT: CertificateReport = {
   embedded_svg_sha256: "ab",
   logo_matches: true,
 };
+const OWN = { host: "default._bimi.brand.example", fromOrgDomain: false };
 const REJECT: DmarcFacts = { host: "_dmarc.brand.example", policy: "reject", sp: null, pct: null, testing: false };
 
 const facts = (o: Partial<ReadinessFacts> = {}): ReadinessFacts => ({
   domain: "brand.example",
   selector: "default",
   dmarc: REJECT,
-  published: { record: `v=BIMI1; l=${URLS.logo}; a=${URLS.authority}`, logo: URLS.logo, authority: URLS.authority },
+  published: { record: `v=BIMI1; l=${URLS.logo}; a=${URLS.authority}`, logo: URLS.logo, authority: URLS.authority, ...OWN },
   expected: URLS,
   hasLogo: true,
   certificate: CERT,
@@ -65,11 +66,23 @@ describe("gmailReadiness", () => {
   it("a published record pointing elsewhere, or none, is not met", () => {
     expect(
       state(
-        facts({ published: { record: "v=BIMI1; l=https://cdn.example/logo.svg", logo: "https://cdn.example/logo.svg", authority: null } }),
+        facts({ published: { record: "v=BIMI1; l=https://cdn.example/logo.svg", logo: "https://cdn.example/logo.svg", authority: null, ...OWN } }),
         "record_published",
       ),
     ).toBe("not_met");
-    expect(state(facts({ published: { record: null, logo: null, authority: null } }), "record_published")).toBe("not_met");
+    expect(state(facts({ published: { record: null, logo: null, authority: null, ...OWN } }), "record_published")).toBe("not_met");
+  });
+
+  it("a subdomain without a record: the Organizational Domain's record is the one judged, and the detail says so", () => {
+    const orgRecord = { record: "v=BIMI1; l=https://cdn.example/org.svg", logo: "https://cdn.example/org.svg", authority: null };
+    const r = gmailReadiness(facts({ domain: "news.brand.example", published: { ...orgRecord, host: "default._bimi.brand.example", fromOrgDomain: true } }));
+    expect(r.requirements.find((x) => x.id === "record_published")).toMatchObject({
+      state: "not_met",
+      detail: expect.stringMatching(
+        /^default\._bimi\.news\.brand\.example has no record, so receivers use the Organizational Domain's at default\._bimi\.brand\.example, which does not point/,
+      ),
+      fix: expect.stringMatching(/default\._bimi\.news\.brand\.example/),
+    });
   });
 
   it("no certificate: Gmail needs one; dates outside the validity are not met", () => {

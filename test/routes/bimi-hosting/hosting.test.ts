@@ -107,6 +107,35 @@ describe("hosted BIMI: a real VMC and its logo", () => {
     });
   });
 
+  it("a subdomain with no record of its own: the Organizational Domain's record is read, as receivers fall back to it", async () => {
+    const team = await makeTeam();
+    const d = await insertDomain(team.id, { name: "news.brand-org.example" });
+    await call(`${base(d.id)}/logo`, { method: "PUT", token: team.full, ...svgBody(PLAIN_SVG) });
+    r.stub.restore();
+    r = installReceiver({
+      "_dmarc.brand-org.example": { TXT: ["v=DMARC1; p=reject"] },
+      "default._bimi.brand-org.example": { TXT: ["v=BIMI1; l=https://cdn.example/org.svg; a="] },
+    });
+    const v = (await json<{ data: View & { published: { host: string; from_org_domain: boolean } } }>(await callSite(base(d.id), { token: team.readOnly })))
+      .data;
+    expect(v.published).toMatchObject({ status: "present", host: "default._bimi.brand-org.example", from_org_domain: true });
+    expect(v.gmail.requirements.find((x) => x.id === "record_published")).toMatchObject({
+      state: "not_met",
+      fix: expect.stringMatching(/default\._bimi\.news\.brand-org\.example/),
+    });
+    // Once the subdomain publishes its own record, that one is read.
+    r.stub.restore();
+    r = installReceiver({
+      "_dmarc.brand-org.example": { TXT: ["v=DMARC1; p=reject"] },
+      "default._bimi.brand-org.example": { TXT: ["v=BIMI1; l=https://cdn.example/org.svg; a="] },
+      "default._bimi.news.brand-org.example": { TXT: [v.record?.value ?? ""] },
+    });
+    const own = (await json<{ data: View & { published: { host: string; from_org_domain: boolean } } }>(await callSite(base(d.id), { token: team.readOnly })))
+      .data;
+    expect(own.published).toMatchObject({ status: "present", host: "default._bimi.news.brand-org.example", from_org_domain: false });
+    expect(stateOf(own, "record_published")).toBe("met");
+  });
+
   it("reports a logo that is not the one in the certificate, and raises the hosting alert", async () => {
     const team = await makeTeam();
     const d = await insertDomain(team.id, { name: "paypal.com" });
