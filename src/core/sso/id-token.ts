@@ -48,6 +48,13 @@ export function checkClaims(payload: JWTPayload, expect: IdTokenExpectations): R
   if (typeof email !== "string" || email === "") return err("the provider did not send an email address (ask for the email scope)");
   // Core §5.1: email_verified is a JSON boolean; a string "true" is not a verified address.
   if (payload.email_verified !== true) return err("the provider has not verified this email address");
+  // Accounts are keyed by the lower-cased address (as the email link keys them). A character may fold
+  // only when it is the upper case of its lower case (A to a, É to é); U+212A KELVIN SIGN lower-cases to
+  // "k" and U+0130 to "i" with a dot, so a mailbox the provider verified would stand for another
+  // person's address (docs/decisions.md D269).
+  if (![...email].every((ch) => ch.toLowerCase() === ch || ch.toLowerCase().toUpperCase() === ch)) {
+    return err("the email address has a character whose lower case is another letter (such as the Kelvin sign), so it cannot be matched to an account");
+  }
   const domain = emailDomain(email);
   if (domain === null || !expect.domains.includes(domain)) return err("this email address is not in a domain the team's single sign-on covers");
   return ok({ sub: payload.sub, email: email.toLowerCase() });
