@@ -44,6 +44,8 @@ export interface FakeProvider {
   tokenRequests: Array<{ body: URLSearchParams; authorization: string | null }>;
   /** The discovery document served (tests may change it). */
   discovery: Record<string, unknown>;
+  /** Members added to the JWKS document served (tests may make it oversized). */
+  jwksExtra: Record<string, unknown>;
   /** Publishes the ownership TXT record of an SSO domain. */
   /** Publishes the TXT record(s) at `host`, replacing what was there. */
   publishTxt(host: string, ...values: string[]): void;
@@ -56,6 +58,7 @@ export async function installFakeProvider(): Promise<FakeProvider> {
   const spki = await exportSPKI(publicKey);
   const grants = new Map<string, Grant>();
   const tokenRequests: FakeProvider["tokenRequests"] = [];
+  const jwksExtra: Record<string, unknown> = {};
   const discovery: Record<string, unknown> = {
     issuer: ISSUER,
     authorization_endpoint: `${ISSUER}/authorize`,
@@ -127,7 +130,7 @@ export async function installFakeProvider(): Promise<FakeProvider> {
       const url = new URL(req.url);
       if (url.origin !== ISSUER) return new Response("not found", { status: 404 });
       if (url.pathname === "/.well-known/openid-configuration") return Response.json(discovery);
-      if (url.pathname === "/jwks") return Response.json({ keys: [jwk] });
+      if (url.pathname === "/jwks") return Response.json({ ...jwksExtra, keys: [jwk] });
       if (url.pathname === "/token" && req.method === "POST") return token(req);
       return new Response("not found", { status: 404 });
     },
@@ -138,6 +141,7 @@ export async function installFakeProvider(): Promise<FakeProvider> {
     zone,
     tokenRequests,
     discovery,
+    jwksExtra,
     authorize(location, opts = {}) {
       const url = new URL(location);
       expect(url.origin + url.pathname).toBe(`${ISSUER}/authorize`);

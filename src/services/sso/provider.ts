@@ -2,7 +2,7 @@
 // saves the configuration), the token endpoint and its key set (during a sign-in). Every URL passes the
 // same outbound rules as webhook targets (https; no private or loopback address unless the operator set
 // WEBHOOK_ALLOW_INSECURE / WEBHOOK_ALLOW_PRIVATE for a local provider: docs/decisions.md D246).
-import { createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from "jose";
+import { createRemoteJWKSet, customFetch, errors, type JWTVerifyGetKey } from "jose";
 import { fetchTextCapped, readCapped } from "../../core/net/http";
 import { resolveAndCheckTarget, type TargetOptions, validateTargetUrl } from "../../core/net/target";
 import { checkIssuer, discoveryUrl, type ProviderEndpoints, readDiscovery } from "../../core/sso/discovery";
@@ -11,6 +11,8 @@ import type { Services } from "../../services";
 
 const DISCOVERY_MAX_BYTES = 100_000;
 const TOKEN_MAX_BYTES = 100_000;
+/** A provider's key set is a few kilobytes (a handful of keys, several during a rotation). */
+const JWKS_MAX_BYTES = 100_000;
 const PROVIDER_TIMEOUT_MS = 10_000;
 
 export const targetOptions = (svc: Services): TargetOptions => ({
@@ -59,11 +61,25 @@ export async function discoverProvider(svc: Services, issuer: string): Promise<P
 /** A refusal during a sign-in: a 4xx page that says what went wrong (never a token or secret). */
 export const signInRefused = (status: 400 | 403, message: string) => new ApiError(status, status === 403 ? "forbidden" : "bad_request", message);
 
-/** The provider's key set, fetched through the service's outbound fetch (5 s timeout). */
+/**
+ * The provider's key set, fetched through the service's outbound fetch (5 s timeout) and read up to
+ * JWKS_MAX_BYTES like every other answer of the provider: jose would read any body whole into memory
+ * (docs/decisions.md D269).
+ */
 export function providerKeys(svc: Services, endpoints: ProviderEndpoints): JWTVerifyGetKey {
   const checked = validateTargetUrl(endpoints.jwks_uri, targetOptions(svc));
   if (!checked.ok) throw signInRefused(400, `The provider's key set address is not allowed: ${checked.error.message}`);
-  return createRemoteJWKSet(checked.value, { timeoutDuration: 5_000, [customFetch]: (url, init) => svc.fetch(url, init) });
+  return createRemoteJWKSet(checked.value, {
+    timeoutDuration: 5_000,
+    [customFetch]: async (url, init) => {
+      const res = await svc.fetch(url, init);
+      if (res.status !== 200) return res;
+      const read = await readCapped(res, JWKS_MAX_BYTES);
+      if (!read.ok) throw new errors.JWKSInvalid(`the key set could not be read (${read.error})`);
+      if (read.value.tooLarge) throw new errors.JWKSInvalid(`the key set is larger than ${JWKS_MAX_BYTES} bytes`);
+      return new Response(read.value.body, { status: 200, headers: { "content-type": res.headers.get("content-type") ?? "application/json" } });
+    },
+  });
 }
 
 const formEncode = (s: string) => encodeURIComponent(s).replace(/%20/g, "+");
