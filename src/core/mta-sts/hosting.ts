@@ -153,7 +153,7 @@ export function safeToRemoveAt(retiringSince: Date, largestMaxAgeServed: number)
 
 /** What senders would get from the policy host and the TXT record, compared with what we serve. */
 export interface ServedComparison {
-  /** The id in DNS: "same", "stale" (another id), "absent" (no v=STSv1 record), "unknown" (DNS failed: never stale). */
+  /** The id in DNS: "same", "stale" (another id, or records senders cannot use), "absent" (no v=STSv1 record), "unknown" (DNS failed: never stale). */
   id: "same" | "stale" | "absent" | "unknown";
   /** The fetched policy: "same", "different", "unreachable" (fetch failed or host missing), "unknown" (not fetched). */
   policy: "same" | "different" | "unreachable" | "unknown";
@@ -163,9 +163,13 @@ export interface ServedComparison {
 const samePolicy = (a: HostedPolicy, b: HostedPolicy): boolean =>
   a.mode === b.mode && a.maxAge === b.maxAge && [...a.mx].map(normalizePattern).sort().join(" ") === [...b.mx].map(normalizePattern).sort().join(" ");
 
+/** `dnsId` of a `_mta-sts` answer senders cannot use: several v=STSv1 records, or one that does not parse. */
+export const UNUSABLE_ID = "";
+
 /**
  * The posture check's MTA-STS result against the hosted row. `dnsId`: undefined when DNS failed; null
- * when no v=STSv1 record is published. `fetched`: the policy text senders got, null when the fetch failed,
+ * when no v=STSv1 record is published; UNUSABLE_ID when senders find no policy in what is published
+ * (RFC 8461 §3.1), which is stale, never absent: the published id is not ours. `fetched`: the policy text senders got, null when the fetch failed,
  * undefined when it was not tried.
  */
 export function compareServed(

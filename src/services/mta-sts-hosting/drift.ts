@@ -3,7 +3,7 @@
 // "hosting" alert (subjects mta_sts.id and mta_sts.policy); a match resolves it. DNS failure is never
 // "stale" (RFC 7208 §4.4's temperror: unknown). No I/O except reading the row and the open alerts (D1).
 import { eq } from "drizzle-orm";
-import { compareServed, type ServedComparison } from "../../core/mta-sts/hosting";
+import { compareServed, type ServedComparison, UNUSABLE_ID } from "../../core/mta-sts/hosting";
 import type { MtaStsResult } from "../../core/mta-sts/check";
 import { hostedMtaSts } from "../../db/schema";
 import type { Services } from "../../services";
@@ -75,7 +75,13 @@ export async function driftWrites(svc: Services, row: HostedRow, cmp: ServedComp
     }
   }
   if (dnsId !== undefined) {
-    out.statements.push(svc.db.update(hostedMtaSts).set({ publishedId: dnsId, publishedCheckedAt: now }).where(eq(hostedMtaSts.domainId, row.domainId)));
+    // An unusable record has no id to show (null, as for none).
+    out.statements.push(
+      svc.db
+        .update(hostedMtaSts)
+        .set({ publishedId: dnsId === UNUSABLE_ID ? null : dnsId, publishedCheckedAt: now })
+        .where(eq(hostedMtaSts.domainId, row.domainId)),
+    );
   }
   return out;
 }
@@ -88,7 +94,8 @@ export async function driftWrites(svc: Services, row: HostedRow, cmp: ServedComp
 /** `row`: the domain's hosting row, read by the check together with the domain (no query of its own). */
 export async function hostedDriftAfterCheck(svc: Services, row: HostedRow | null, sts: MtaStsResult | undefined, now: Date): Promise<DriftWrites> {
   if (!sts || !row) return NONE;
-  const dnsId = sts.status === "temperror" ? undefined : sts.id;
+  // "invalid" without an id: several v=STSv1 records or one that does not parse (check.ts).
+  const dnsId = sts.status === "temperror" ? undefined : sts.status === "missing" ? null : (sts.id ?? UNUSABLE_ID);
   const p = sts.policy;
   const fetched = p.status === "valid" || p.failure === "invalid_policy" ? p.text : p.status === "invalid" && p.failure !== null ? null : undefined;
   return driftWrites(svc, row, compareServed({ id: row.policyId, policy: servedPolicy(row) }, dnsId, fetched), dnsId, now);

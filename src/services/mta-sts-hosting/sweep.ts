@@ -4,7 +4,7 @@
 // not looked at lately, raising or resolving the stale-id alert (drift.ts). Each step takes a bounded
 // batch, so a large backlog drains over several minutes. Does I/O (D1, DNS, Cloudflare API).
 import { and, eq, isNull, lte, ne, or, sql } from "drizzle-orm";
-import { compareServed } from "../../core/mta-sts/hosting";
+import { compareServed, UNUSABLE_ID } from "../../core/mta-sts/hosting";
 import { isStsCandidate, parseStsRecord } from "../../core/mta-sts/policy";
 import { hostedMtaSts } from "../../db/schema";
 import type { Services } from "../../services";
@@ -108,9 +108,10 @@ async function publishedId(svc: Services, row: HostedRow): Promise<string | null
   const answer = await svc.createResolver().query(idHost(row.domainName), "TXT");
   if (answer.kind === "temperror") return undefined;
   const sts = answer.kind === "records" ? answer.records.filter(isStsCandidate) : [];
-  if (sts.length !== 1) return null;
-  const parsed = parseStsRecord(sts[0] ?? "");
-  return parsed.ok ? parsed.value.id : null;
+  if (sts.length === 0) return null;
+  // RFC 8461 §3.1: not exactly one record, or one that does not parse, is no policy for senders.
+  const parsed = sts.length === 1 ? parseStsRecord(sts[0] ?? "") : null;
+  return parsed?.ok ? parsed.value.id : UNUSABLE_ID;
 }
 
 async function checkPublished(svc: Services, now: Date): Promise<number> {

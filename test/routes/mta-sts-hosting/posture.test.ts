@@ -57,4 +57,17 @@ describe("the MTA-STS part of a hosted domain's check", () => {
     expect(after.map((a) => a.subject)).toEqual(["mta_sts.policy"]);
     expect(after[0]?.resolved_at).not.toBeNull();
   });
+
+  it("raises mta_sts.id when the new id was added beside the old one: two v=STSv1 records are no policy (RFC 8461 §3.1)", async () => {
+    const team = await makeTeam();
+    const d = await insertDomain(team.id);
+    const zone: StubZone = { [d.name]: { MX: [{ preference: 10, exchange: `mx.${d.name}` }] }, [`mx.${d.name}`]: { A: [PUBLIC_IP] } };
+    installCloudflare(zone);
+    const put = await call(`/api/v1/domains/${d.id}/mta-sts-hosting`, { method: "PUT", token: team.full, body: { id_delivery: "txt" } });
+    const hosting = (await json<{ data: { hosting: { policy_id: string } } }>(put)).data.hosting;
+    zone[`_mta-sts.${d.name}`] = { TXT: ["v=STSv1; id=20250101000000", `v=STSv1; id=${hosting.policy_id}`] };
+    await runCheck(testServices(), { domain_id: d.id, check_id: `chk_${unique("d")}`, trigger: "manual" });
+    expect(await alertsOf(d.id)).toEqual([{ subject: "mta_sts.id", resolved_at: null }]);
+    expect(await env.DB.prepare("SELECT published_id FROM hosted_mta_sts WHERE domain_id = ?").bind(d.id).first()).toEqual({ published_id: null });
+  });
 });

@@ -146,6 +146,43 @@ describe("the stale-id alert (plain TXT delivery)", () => {
   });
 });
 
+describe("a _mta-sts record senders cannot use (RFC 8461 §3.1)", () => {
+  it("keeps the stale-id alert open while the new id sits beside the old one, or the record is malformed; one right record resolves it", async () => {
+    const team = await makeTeam();
+    const d = await insertDomain(team.id);
+    const zone: StubZone = { ...mxZone(d.name), [`_mta-sts.${d.name}`]: { TXT: ["v=STSv1; id=20250101000000"] } };
+    installCloudflare(zone);
+    const hosting = await hostingOf(await call(path(d.id), { method: "PUT", token: team.full, body: { id_delivery: "txt" } }));
+    const t0 = Date.now();
+    vi.useFakeTimers({ toFake: ["Date"], now: t0 + 16 * 60_000 });
+    try {
+      await everyMinute();
+      expect(await hostingAlerts(d.id)).toEqual([{ subject: "mta_sts.id", severity: "Medium", resolved_at: null }]);
+
+      // The new id added as a second record: "If the number of resulting records is not one ... senders
+      // MUST assume the recipient domain does not have an available MTA-STS policy" (RFC 8461 §3.1).
+      zone[`_mta-sts.${d.name}`] = { TXT: ["v=STSv1; id=20250101000000", `v=STSv1; id=${hosting.policy_id}`] };
+      vi.setSystemTime(t0 + 32 * 60_000);
+      await everyMinute();
+      expect(await hostingAlerts(d.id)).toEqual([{ subject: "mta_sts.id", severity: "Medium", resolved_at: null }]);
+      // A record that does not parse (a space before "=", RFC 8461 §3.1) is no policy either.
+      zone[`_mta-sts.${d.name}`] = { TXT: [`v=STSv1; id = ${hosting.policy_id}`] };
+      vi.setSystemTime(t0 + 48 * 60_000);
+      await everyMinute();
+      expect(await hostingAlerts(d.id)).toEqual([{ subject: "mta_sts.id", severity: "Medium", resolved_at: null }]);
+      const row = await env.DB.prepare("SELECT published_id FROM hosted_mta_sts WHERE domain_id = ?").bind(d.id).first();
+      expect(row).toEqual({ published_id: null });
+
+      zone[`_mta-sts.${d.name}`] = { TXT: [`v=STSv1; id=${hosting.policy_id}`] };
+      vi.setSystemTime(t0 + 64 * 60_000);
+      await everyMinute();
+      expect((await hostingAlerts(d.id))[0]?.resolved_at).not.toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe("DELETE /domains/{domain} while MTA-STS is hosted", () => {
   it("is refused with 409 while hosting is on or retiring (RFC 8461 §8.3), and works once the sweep removed it", async () => {
     const team = await makeTeam();
