@@ -14,7 +14,7 @@ export const BIMI_HOSTING_EXAMPLE = {
   logo: { url: L, sha256: SVG_SHA, bytes: 1098, uploaded_at: "2026-11-20T09:00:00.000Z" },
   certificate: { url: A, source_url: null, kind: "VMC", not_after: "2027-09-08T23:59:59.000Z", uploaded_at: "2026-11-20T09:01:00.000Z" },
   record: { host: "default._bimi.example.com", type: "TXT", value: `v=BIMI1; l=${L}; a=${A}` },
-  published: { status: "present", record: `v=BIMI1; l=${L}; a=${A}`, logo: L, authority: A },
+  published: { status: "present", record: `v=BIMI1; l=${L}; a=${A}`, logo: L, authority: A, host: "default._bimi.example.com", from_org_domain: false },
   validation: {
     logo: { sha256: SVG_SHA, bytes: 1098, findings: [] },
     certificate: {
