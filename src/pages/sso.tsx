@@ -66,17 +66,22 @@ export function ssoPages() {
   }
 
   // A GET starts too (the contract with the settings page's test link); with no address it asks for one.
+  // A navigation another site caused (Sec-Fetch-Site cross-site or same-site) gets the form filled in
+  // instead: a link elsewhere must not send a visitor through a provider of the linker's choosing and
+  // sign them in as someone else (login CSRF, RFC 9700 §4.7; docs/decisions.md D270).
   r.get("/sso/start", async (c) => {
     const email = c.req.query("email") ?? "";
     const next = safeNext(c.req.query("next"));
-    if (email !== "") return start(c, email, next, "link");
+    const fetchSite = c.req.header("sec-fetch-site");
+    const fromElsewhere = fetchSite === "cross-site" || fetchSite === "same-site";
+    if (email !== "" && !fromElsewhere) return start(c, email, next, "link");
     const frame = await frameOf(c);
     return c.html(
       <Layout title="Sign in with SSO" frame={frame}>
         <div class="panel narrow">
           <h1>Sign in with SSO</h1>
           <p>Enter your work address; your company's identity provider signs you in.</p>
-          <SsoStartForm csrf={frame.csrf} next={next} button="Continue" />
+          <SsoStartForm csrf={frame.csrf} email={email.slice(0, 254)} next={next} button="Continue" />
         </div>
       </Layout>,
     );
