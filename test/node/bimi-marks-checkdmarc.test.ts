@@ -9,9 +9,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MarkReport, validateMarkCertificate } from "../../src/core/bimi/mark";
-import { CA_EXT, CertWorkshop, LEAF_SUBJ, leafExt, OTHER_LOGO } from "./support/mark-certs";
+import { CA_EXT, CertWorkshop, FIXTURE_NOW, FIXTURES, LEAF_SUBJ, leafExt, OTHER_LOGO } from "./support/mark-certs";
 
-const FIXTURES = new URL("../fixtures/bimi-marks/", import.meta.url).pathname;
 const RUN = new URL("../peers/checkdmarc/run.py", import.meta.url).pathname;
 const INSTALL = "python3 -m pip install 'cryptography>=50' dnspython requests xmltodict (and Debian's publicsuffix package)";
 
@@ -198,20 +197,6 @@ async function compare(name: string, theirs: Checkdmarc, ours: MarkReport) {
 
 // ---------------------------------------------------------------------------------------------------------
 
-/** A time inside each fixture's validity (and its chain's), as in test/node/bimi-marks.test.ts. */
-const NOW: Record<string, string> = {
-  "cnn.pem": "2022-01-15T00:00:00Z",
-  "redshift.pem": "2022-01-15T00:00:00Z",
-  "paypal_vmc.pem": "2024-11-05T06:50:13Z",
-  "xometry_cmc.pem": "2025-01-15T00:00:00Z",
-  "globalsign-vmc.pem": "2025-06-01T00:00:00Z",
-  "catchall.delivery.pem": "2022-08-01T00:00:00Z",
-  "postal_vmc.pem": "2023-01-01T00:00:00Z",
-  "digicert.pem": "2024-01-01T00:00:00Z",
-  "entrust_vmc_specific.pem": "2024-01-01T00:00:00Z",
-  "globalsign-root.pem": "2024-01-01T00:00:00Z",
-};
-
 /** The domain each is judged for: the one its SAN names (a name of its own for the roots, which have none). */
 const DOMAIN: Record<string, string> = {
   "cnn.pem": "cnn.com",
@@ -229,11 +214,11 @@ const DOMAIN: Record<string, string> = {
 describe("real VMC/CMC fixtures: ours and checkdmarc", () => {
   const files = readdirSync(FIXTURES).filter((f) => f.endsWith(".pem"));
   let answers: Checkdmarc[] = [];
-  const requests = files.map((f) => ({ pem: readFileSync(join(FIXTURES, f), "utf8"), domain: DOMAIN[f] ?? "none.example", now: NOW[f] ?? "" }));
+  const requests = files.map((f) => ({ pem: readFileSync(join(FIXTURES, f), "utf8"), domain: DOMAIN[f] ?? "none.example", now: FIXTURE_NOW[f] ?? "" }));
   beforeAll(() => {
     answers = checkdmarc(requests);
   });
-  it("covers every fixture", () => expect(files.sort()).toEqual(Object.keys(NOW).sort()));
+  it("covers every fixture", () => expect(files.sort()).toEqual(Object.keys(FIXTURE_NOW).sort()));
   files.forEach((file, i) => {
     it(file, async () => {
       const req = requests[i] as Request;

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inspectSvg } from "../../src/core/bimi/svg";
 import { type MarkReport, validateMarkCertificate } from "../../src/core/bimi/mark";
-import { CA_EXT, CertWorkshop, LEAF_SUBJ, LOGO, leafExt, OTHER_LOGO } from "./support/mark-certs";
+import { CA_EXT, CertWorkshop, FIXTURE_NOW, FIXTURES, LEAF_SUBJ, LOGO, leafExt, OTHER_LOGO } from "./support/mark-certs";
 
 // CommonJS without declarations (or with narrower ones than these calls need): typed here as they are used.
 const require = createRequire(import.meta.url);
@@ -32,22 +32,6 @@ const { validateVMC } = require("mailauth/lib/bimi") as {
   validateVMC(data: unknown, opts: unknown): Promise<{ authority?: { success?: boolean; hashMatch?: boolean; error?: { code?: string } } }>;
 };
 const { validateSvg } = require("mailauth/lib/bimi/validate-svg") as { validateSvg(logo: Buffer): true };
-
-const FIXTURES = new URL("../fixtures/bimi-marks/", import.meta.url).pathname;
-
-/** A time inside each fixture's validity (and its chain's), as @postalsys/vmc's own tests pick them. */
-const NOW: Record<string, string> = {
-  "cnn.pem": "2022-01-15T00:00:00Z",
-  "redshift.pem": "2022-01-15T00:00:00Z",
-  "paypal_vmc.pem": "2024-11-05T06:50:13Z",
-  "xometry_cmc.pem": "2025-01-15T00:00:00Z",
-  "globalsign-vmc.pem": "2025-06-01T00:00:00Z",
-  "catchall.delivery.pem": "2022-08-01T00:00:00Z",
-  "postal_vmc.pem": "2023-01-01T00:00:00Z",
-  "digicert.pem": "2024-01-01T00:00:00Z",
-  "entrust_vmc_specific.pem": "2024-01-01T00:00:00Z",
-  "globalsign-root.pem": "2024-01-01T00:00:00Z",
-};
 
 /** What vmc() decides: the chain (names, CA flags, dates, a known root) and the BIMI EKU. */
 const CHAIN_CHECKS = ["not-self-signed", "chain", "trusted-root", "validity", "eku"];
@@ -86,11 +70,11 @@ async function mailauthVerdict(pem: string, svg: Buffer | null, domain: string, 
 
 describe("real VMC/CMC fixtures: ours and @postalsys/vmc agree", () => {
   const files = readdirSync(FIXTURES).filter((f) => f.endsWith(".pem"));
-  it("covers every fixture of @postalsys/vmc", () => expect(files.length).toBe(Object.keys(NOW).length));
+  it("covers every fixture of @postalsys/vmc", () => expect(files.length).toBe(Object.keys(FIXTURE_NOW).length));
   for (const file of files) {
     it(file, async () => {
       const pem = readFileSync(join(FIXTURES, file), "utf8");
-      const now = new Date(NOW[file] ?? "");
+      const now = new Date(FIXTURE_NOW[file] ?? "");
       const them = await theirs(pem, now);
       const domain = them.ok ? (them.sans[0] ?? "none.example") : "none.example";
       const ours = await validateMarkCertificate(pem, { domain, selector: "default", now });
@@ -118,7 +102,7 @@ describe("real VMC/CMC fixtures: ours and @postalsys/vmc agree", () => {
   }
   it("the SAN rule agrees with mailauth: another domain is refused, a subdomain of the certified one is accepted", async () => {
     const pem = readFileSync(join(FIXTURES, "paypal_vmc.pem"), "utf8");
-    const now = new Date(NOW["paypal_vmc.pem"] ?? "");
+    const now = new Date(FIXTURE_NOW["paypal_vmc.pem"] ?? "");
     for (const [domain, ok] of [
       ["paypal.com", true],
       ["mail.paypal.com", true],
@@ -367,7 +351,7 @@ describe("inspectSvg and mailauth's validate-svg", () => {
       const r = await validateMarkCertificate(readFileSync(join(FIXTURES, file), "utf8"), {
         domain: "x.example",
         selector: "default",
-        now: new Date(NOW[file] ?? ""),
+        now: new Date(FIXTURE_NOW[file] ?? ""),
       });
       const svg = r.embeddedSvg ?? "";
       expect(() => validateSvg(Buffer.from(svg)), file).not.toThrow();

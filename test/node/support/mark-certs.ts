@@ -9,6 +9,23 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 
+/** The real published certificates (test/fixtures/bimi-marks/README.md). */
+export const FIXTURES = new URL("../../fixtures/bimi-marks/", import.meta.url).pathname;
+
+/** A time inside each fixture's validity (and its chain's), as @postalsys/vmc's own tests pick them. */
+export const FIXTURE_NOW: Record<string, string> = {
+  "cnn.pem": "2022-01-15T00:00:00Z",
+  "redshift.pem": "2022-01-15T00:00:00Z",
+  "paypal_vmc.pem": "2024-11-05T06:50:13Z",
+  "xometry_cmc.pem": "2025-01-15T00:00:00Z",
+  "globalsign-vmc.pem": "2025-06-01T00:00:00Z",
+  "catchall.delivery.pem": "2022-08-01T00:00:00Z",
+  "postal_vmc.pem": "2023-01-01T00:00:00Z",
+  "digicert.pem": "2024-01-01T00:00:00Z",
+  "entrust_vmc_specific.pem": "2024-01-01T00:00:00Z",
+  "globalsign-root.pem": "2024-01-01T00:00:00Z",
+};
+
 export const LOGO = `<svg xmlns="http://www.w3.org/2000/svg" version="1.2" baseProfile="tiny-ps" viewBox="0 0 100 100"><title>Brand Inc</title><rect width="100" height="100" fill="#0a6"/><circle cx="50" cy="50" r="30" fill="#fff"/></svg>`;
 export const OTHER_LOGO = LOGO.replace("#0a6", "#a06");
 
