@@ -2,7 +2,7 @@
 // DoH stub, as its documentation describes it: bearer token, the v4 envelope {success, errors, result},
 // custom hostnames (POST/GET/DELETE /zones/{zone_id}/custom_hostnames) and DNS records (GET ?type&name,
 // POST, PATCH, DELETE /zones/{zone_id}/dns_records). Records every call; a test may fail the next ones.
-import { type DohStub, installDohStub, type StubZone } from "./doh-stub";
+import { type DohStub, type DohStubOptions, installDohStub, type StubZone } from "./doh-stub";
 
 export const CF_BASE = "https://cf-api.test/client/v4";
 export const CF_ZONE = "zone-test";
@@ -31,8 +31,12 @@ export interface FakeCloudflare {
 const envelope = (result: unknown, status = 200, errors: Array<{ code: number; message: string }> = []) =>
   new Response(JSON.stringify({ success: errors.length === 0, errors, messages: [], result }), { status, headers: { "content-type": "application/json" } });
 
-/** DoH stub for `zone` plus the fake API; other HTTPS requests go to `passthrough` (default 404). */
-export function installCloudflare(zone: StubZone = {}, passthrough?: (req: Request) => Response | Promise<Response>): FakeCloudflare {
+/** DoH stub for `zone` (with `dns`'s delays) plus the fake API; other HTTPS requests go to `passthrough` (default 404). */
+export function installCloudflare(
+  zone: StubZone = {},
+  passthrough?: (req: Request) => Response | Promise<Response>,
+  dns: Omit<DohStubOptions, "passthrough"> = {},
+): FakeCloudflare {
   const calls: CfCall[] = [];
   const hostnames: FakeCloudflare["hostnames"] = new Map();
   const records: FakeCloudflare["records"] = new Map();
@@ -107,6 +111,7 @@ export function installCloudflare(zone: StubZone = {}, passthrough?: (req: Reque
   }
 
   const stub = installDohStub(zone, {
+    ...dns,
     passthrough: (req) => (new URL(req.url).host === "cf-api.test" ? api(req) : passthrough ? passthrough(req) : new Response("not found", { status: 404 })),
   });
   const fake: FakeCloudflare = {

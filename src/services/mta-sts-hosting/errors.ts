@@ -4,3 +4,5 @@ import { conflict } from "../../lib/errors";
 export const domainNotVerified = () => conflict("Verify the domain's ownership record before hosting its MTA-STS policy.", "domain_not_verified");
 export const notHosted = () => conflict("MTA-STS hosting is not on for this domain: turn it on first (PUT).");
 export const nameTaken = (name: string) => conflict(`Another team already hosts the MTA-STS policy of ${name}.`);
+export const enabledMeanwhile = (name: string) =>
+  conflict(`MTA-STS hosting of ${name} was turned on by another request at the same moment: read it again, then change it.`);

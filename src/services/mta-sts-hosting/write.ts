@@ -8,7 +8,7 @@ import { audit as auditEntry } from "../audit-when";
 import { commit } from "../commit";
 import type { ServiceContext } from "../context";
 import type { DomainRow } from "../domains/get-domain";
-import { nameTaken } from "./errors";
+import { enabledMeanwhile, nameTaken } from "./errors";
 import type { HostedRow } from "./rows";
 import { syncExternal } from "./sync";
 
@@ -68,8 +68,12 @@ export async function writePolicy(
     ]);
     stored = written[0];
   } catch (e) {
-    // Two teams enabling the same name at once: the unique name index refuses the second.
-    if (!existing && /UNIQUE constraint failed/i.test(String((e as { cause?: unknown })?.cause ?? e))) throw nameTaken(domain.name);
+    // Two enables at once: the unique name index (another team's domain of that name) or the primary key
+    // (this domain, turned on by a concurrent request of this team) refuses the second.
+    if (!existing && /UNIQUE constraint failed/i.test(String((e as { cause?: unknown })?.cause ?? e))) {
+      const mine = await svc.db.select({ id: hostedMtaSts.domainId }).from(hostedMtaSts).where(eq(hostedMtaSts.domainId, domain.id)).get();
+      throw mine ? enabledMeanwhile(domain.name) : nameTaken(domain.name);
+    }
     throw e;
   }
   if (!stored) throw new Error("hosted_mta_sts write returned no row");

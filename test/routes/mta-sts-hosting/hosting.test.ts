@@ -121,6 +121,22 @@ describe("PUT /domains/{domain}/mta-sts-hosting: turning hosting on", () => {
     expect((await json(r2)).message).toContain("Another team already hosts");
   });
 
+  it("two enables of the same domain at once: one turns hosting on, the other is told another request did (never that another team hosts it)", async () => {
+    const team = await makeTeam();
+    const d = await insertDomain(team.id);
+    // The first MX lookup waits, so the other request reads "not hosted" too and inserts first.
+    let mxLookups = 0;
+    const cf = installCloudflare(mxZone(d.name), undefined, { delayMs: (q) => (q.type === "MX" && mxLookups++ === 0 ? 300 : 0) });
+    const [a, b] = await Promise.all([put(d.id, team.full), put(d.id, team.full)]);
+    const [first, second] = a.status === 201 ? [a, b] : [b, a];
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(409);
+    expect((await json<{ message: string }>(second)).message).toContain("another request");
+    const rows = await env.DB.prepare("SELECT count(*) AS n FROM hosted_mta_sts WHERE domain_id = ?").bind(d.id).first<{ n: number }>();
+    expect(rows?.n).toBe(1);
+    expect(cf.calls.filter((c) => c.method === "POST" && c.path === "/custom_hostnames")).toHaveLength(1);
+  });
+
   it("answers 422 for a pattern that leaves an MX host uncovered, a malformed wildcard, or max_age out of bounds", async () => {
     const { team, d } = await hostedDomain();
     const uncovered = await put(d.id, team.full, { mx: [`mx1.${d.name}`] });
