@@ -15,6 +15,7 @@ import { teamLog } from "../webhooks/team-log";
 import { consumeLink } from "./links";
 import { ssoGateFor, ssoRequiredMessage } from "./sso-gate";
 import type { SignedIn } from "./sessions";
+import { refuseWhileTeamHosts } from "../mta-sts-hosting/team-guard";
 
 export interface Membership {
   teamId: number;
@@ -306,6 +307,7 @@ export async function deleteTeam(svc: Services, signedIn: SignedIn, confirmName:
   if (!team) throw notFound("Team");
   if (confirmName.trim() !== team.name)
     throw new ApiError(422, "validation_failed", "Type the team's name to confirm.", { confirm: ["Does not match the team name."] });
+  await refuseWhileTeamHosts(svc, signedIn.teamId);
   const owned = await svc.db.select({ id: domains.id }).from(domains).where(eq(domains.teamId, signedIn.teamId));
   const memberIds = (await svc.db.select({ userId: memberships.userId }).from(memberships).where(eq(memberships.teamId, signedIn.teamId))).map((m) => m.userId);
   await svc.db.delete(teams).where(eq(teams.id, signedIn.teamId));

@@ -6,7 +6,8 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import worker from "../../../src/index";
-import { call, json, makeTeam } from "../../support/api";
+import { call, json, makeTeam, unique } from "../../support/api";
+import { Browser } from "../../support/browser";
 import { installCloudflare } from "../../support/cloudflare-api";
 import type { StubZone } from "../../support/doh-stub";
 import { insertDomain } from "../../support/factories";
@@ -259,5 +260,30 @@ describe("turning hosting back on while the sweep removes it", () => {
       cf.onCall = null;
       vi.useRealTimers();
     }
+  });
+});
+
+describe("deleting a team that hosts an MTA-STS policy", () => {
+  it("is refused with 409 while a domain's hosting is on or retiring (RFC 8461 §8.3), as deleting the domain is", async () => {
+    const owner = new Browser();
+    const address = `${unique("sts-owner").toLowerCase()}@example.com`;
+    await owner.signIn(address);
+    const team = await env.DB.prepare(
+      "SELECT t.id, t.name FROM teams t JOIN memberships m ON m.team_id = t.id JOIN users u ON u.id = m.user_id WHERE u.email = ?",
+    )
+      .bind(address)
+      .first<{ id: number; name: string }>();
+    const d = await insertDomain(team?.id ?? 0);
+    const now = Date.now();
+    await env.DB.prepare(
+      "INSERT INTO hosted_mta_sts (domain_id, team_id, domain_name, state, mode, mx_patterns, max_age, policy_id, policy_changed_at, id_delivery, created_at, updated_at) VALUES (?, ?, ?, 'active', 'enforce', ?, 604800, '20261128000000abcdef', ?, 'cname', ?, ?)",
+    )
+      .bind(d.id, team?.id, d.name, JSON.stringify([`mx.${d.name}`]), now, now, now)
+      .run();
+    const res = await owner.post("/team/delete", { confirm: team?.name ?? "" }, "/team");
+    expect(res.status).toBe(409);
+    expect(await res.text()).toContain("turn it off first");
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM teams WHERE id = ?").bind(team?.id).first()).toEqual({ n: 1 });
+    expect(await env.DB.prepare("SELECT state FROM hosted_mta_sts WHERE domain_id = ?").bind(d.id).first()).toEqual({ state: "active" });
   });
 });
