@@ -67,7 +67,7 @@ const SsoSettingsPage: FC<{ frame: Frame; view: SsoView; owner: boolean; callbac
             <input id="issuer" name="issuer" type="url" required maxlength={500} value={view.issuer ?? ""} placeholder="https://login.example.com" />
             <label for="client_id">Client id</label>
             <input id="client_id" name="client_id" type="text" required maxlength={255} value={view.client_id ?? ""} />
-            <label for="client_secret">Client secret{view.has_client_secret ? " (leave blank to keep the stored one)" : ""}</label>
+            <label for="client_secret">Client secret{view.has_client_secret ? " (leave blank to keep the stored one, for the same issuer)" : ""}</label>
             <input id="client_secret" name="client_secret" type="password" autocomplete="off" maxlength={1000} required={!view.has_client_secret} />
             <p>
               <button type="submit">{view.configured ? "Save and read discovery again" : "Save"}</button>

@@ -118,6 +118,11 @@ export async function configureSso(svc: Services, signedIn: Pick<SignedIn, "role
   if (secret.length > MAX_CLIENT_SECRET_LENGTH) fields.client_secret = [`At most ${MAX_CLIENT_SECRET_LENGTH} characters.`];
   const existing = await loadSso(svc, teamId);
   if (secret === "" && !existing?.clientSecretEnc) fields.client_secret = ["Enter the client secret the provider issued."];
+  // The stored secret is never shown again, so it goes only to the provider it was entered for: kept for
+  // another issuer, the next sign-in would send it to that issuer's token endpoint (docs/decisions.md D269).
+  else if (secret === "" && existing && existing.issuer !== issuer) {
+    fields.client_secret = ["Enter the client secret again: the issuer changed, and a stored secret is only sent to the provider it was entered for."];
+  }
   if (Object.keys(fields).length > 0) throw validationFailed(fields);
 
   const endpoints = await discoverProvider(svc, issuer);
