@@ -116,7 +116,8 @@ export type EnforceVerdict = { allowed: true; reason: string } | { allowed: fals
 
 /**
  * Testing -> enforce (RFC 8461 §5: in testing mode senders report failures but deliver anyway): allowed only
- * when the domain's TLS reports (RFC 8460) for the chosen window show sessions and not one failure. No
+ * when the domain's TLS reports (RFC 8460) for the chosen window show sessions under the STS policy
+ * (`successful` counts those only) and not one failure. No
  * report is no evidence: enforcing blind could make senders refuse mail that testing mode would have let
  * through, so that is refused too.
  */
@@ -137,7 +138,11 @@ export function enforceVerdict(e: TlsEvidence): EnforceVerdict {
     };
   }
   if (e.successful === 0) {
-    return { allowed: false, code: "no_sessions", reason: `TLS reports in ${window} count no session: there is nothing to judge yet.` };
+    return {
+      allowed: false,
+      code: "no_sessions",
+      reason: `TLS reports in ${window} count no session under the MTA-STS policy (policy-type sts): senders have not applied it yet, so there is nothing to judge.`,
+    };
   }
   return { allowed: true, reason: `${e.successful} sessions and no failure in ${window} (${e.reports} report${e.reports === 1 ? "" : "s"}).` };
 }

@@ -30,6 +30,10 @@ export interface EnforceEvidence {
 
 export async function enforceEvidence(svc: Services, ctx: ServiceContext, domainId: number, days: number): Promise<EnforceEvidence> {
   const tls = await getTlsAnalytics(svc, ctx, domainId, days);
-  const e = { days, reports: tls.summary.reports, successful: tls.summary.successful, failed: tls.summary.failed };
+  // Only sessions made under an STS policy count as evidence: a sender without one (RFC 8460 §4.3
+  // no-policy-found) made no certificate check of RFC 8461 §4.2, so its success says nothing of enforce.
+  // Every failure counts, whatever the policy type.
+  const underSts = tls.policies.filter((p) => p.policy_type === "sts").reduce((sum, p) => sum + p.successful, 0);
+  const e = { days, reports: tls.summary.reports, successful: underSts, failed: tls.summary.failed };
   return { ...e, verdict: enforceVerdict(e) };
 }

@@ -9,7 +9,7 @@ import { call, json, makeTeam } from "../../support/api";
 import { CF_ZONE, installCloudflare, unquote } from "../../support/cloudflare-api";
 import type { StubZone } from "../../support/doh-stub";
 import { insertDomain } from "../../support/factories";
-import { enc, googleShape, intake, rfcExample } from "../tls/fixtures";
+import { enc, googleShape, intake, microsoftShape, rfcExample } from "../tls/fixtures";
 
 type Status = {
   enabled: boolean;
@@ -279,6 +279,29 @@ describe("POST /domains/{domain}/mta-sts-hosting/enforce: the one click", () => 
     expect((await json(res)).message).toContain("303 failed sessions");
     // PUT mode enforce goes through the same rule.
     expect((await put(d.id, team.full, { mode: "enforce" })).status).toBe(409);
+  });
+
+  it("is refused while the only sessions reported were made without the policy (policy-type no-policy-found, RFC 8460 §4.3)", async () => {
+    const { team, d } = await hostedDomain();
+    await put(d.id, team.full);
+    // Opportunistic TLS succeeded, but no sender applied an STS policy: its certificate checks (RFC 8461 §4.2)
+    // were never made, so nothing says enforce would deliver. A later report under the policy allows it.
+    const blind = microsoftShape(d.name);
+    const [entry] = blind.policies;
+    if (entry) {
+      entry.summary = { "total-successful-session-count": 40, "total-failure-session-count": 0 };
+      entry["failure-details"] = [];
+    }
+    expect((await intake(d.reportToken, enc(JSON.stringify(blind)))).status).toBe(202);
+    const res = await call(`${path(d.id)}/enforce`, { method: "POST", token: team.full });
+    expect(res.status).toBe(409);
+    expect((await json(res)).message).toContain("policy-type sts");
+    expect((await put(d.id, team.full, { mode: "enforce" })).status).toBe(409);
+
+    expect((await intake(d.reportToken, enc(JSON.stringify(googleShape(d.name, 12))))).status).toBe(202);
+    const allowed = await call(`${path(d.id)}/enforce`, { method: "POST", token: team.full });
+    expect(allowed.status).toBe(200);
+    expect((await statusOf(allowed)).enforce).toMatchObject({ allowed: true, reason: expect.stringContaining("12 sessions") });
   });
 
   it("needs hosting on (409)", async () => {
