@@ -6,3 +6,5 @@ export const notHosted = () => conflict("MTA-STS hosting is not on for this doma
 export const nameTaken = (name: string) => conflict(`Another team already hosts the MTA-STS policy of ${name}.`);
 export const enabledMeanwhile = (name: string) =>
   conflict(`MTA-STS hosting of ${name} was turned on by another request at the same moment: read it again, then change it.`);
+export const changedMeanwhile = (name: string) =>
+  conflict(`The MTA-STS hosting of ${name} was changed by another request meanwhile: read it again, then make your change.`);

@@ -1,14 +1,14 @@
 // The one write of a hosted policy: the row (new id, RFC 8461 §3.1) and its audit entry in one D1 batch,
 // then Cloudflare brought in line (sync.ts). Shared by enable/update, enforce and retire. Does I/O.
-import { and, eq, ne } from "drizzle-orm";
+import { and, eq, ne, sql } from "drizzle-orm";
 import { newPolicyId } from "../../core/mta-sts/hosting";
 import { hostedMtaSts } from "../../db/schema";
 import type { Services } from "../../services";
-import { audit as auditEntry } from "../audit-when";
+import { audit as auditEntry, auditWhen } from "../audit-when";
 import { commit } from "../commit";
 import type { ServiceContext } from "../context";
 import type { DomainRow } from "../domains/get-domain";
-import { enabledMeanwhile, nameTaken } from "./errors";
+import { changedMeanwhile, enabledMeanwhile, nameTaken } from "./errors";
 import type { HostedRow } from "./rows";
 import { syncExternal } from "./sync";
 
@@ -47,24 +47,32 @@ export async function writePolicy(
   const now = svc.clock.now();
   const policyId = w.newId || !existing ? newPolicyId(now, randomBytes(), existing?.policyId ?? null) : existing.policyId;
   const policyChangedAt = w.newId || !existing ? now : existing.policyChangedAt;
-  // The audit entry (docs/audit.md) joins the same batch as the change.
-  const audit = auditEntry(svc, ctx, { verb: w.verb, target: { type: "domain", id: domain.id }, summary: `${domain.name}: ${w.summary}` });
+  // The row as the caller read it: a request that changed it since (a new id, or any write) wins, and
+  // this one is refused rather than overwriting it with values computed from the old row (an enforce
+  // click must not drop the patterns a concurrent PUT added, nor a DELETE miss a larger max_age).
+  const unchanged = existing
+    ? and(
+        eq(hostedMtaSts.domainId, domain.id),
+        eq(hostedMtaSts.teamId, ctx.teamId),
+        eq(hostedMtaSts.policyId, existing.policyId),
+        eq(hostedMtaSts.updatedAt, existing.updatedAt),
+      )
+    : undefined;
+  // The audit entry (docs/audit.md) joins the same batch as the change, and only when the change happens.
+  const input = { verb: w.verb, target: { type: "domain" as const, id: domain.id }, summary: `${domain.name}: ${w.summary}` };
+  const audit = unchanged ? auditWhen(svc, ctx, input, { when: sql`EXISTS (SELECT 1 FROM ${hostedMtaSts} WHERE ${unchanged})` }) : auditEntry(svc, ctx, input);
   if (!existing) await assertNameFree(svc, domain);
   const row = { ...values, policyId, policyChangedAt, updatedAt: now };
   let stored: HostedRow | undefined;
   try {
-    const [written] = await commit(svc, [
-      existing
-        ? svc.db
-            .update(hostedMtaSts)
-            .set(row)
-            .where(and(eq(hostedMtaSts.domainId, domain.id), eq(hostedMtaSts.teamId, ctx.teamId)))
-            .returning()
+    const [, written] = await commit(svc, [
+      audit,
+      unchanged
+        ? svc.db.update(hostedMtaSts).set(row).where(unchanged).returning()
         : svc.db
             .insert(hostedMtaSts)
             .values({ ...row, domainId: domain.id, teamId: ctx.teamId, domainName: domain.name, createdAt: now })
             .returning(),
-      audit,
     ]);
     stored = written[0];
   } catch (e) {
@@ -76,6 +84,6 @@ export async function writePolicy(
     }
     throw e;
   }
-  if (!stored) throw new Error("hosted_mta_sts write returned no row");
+  if (!stored) throw changedMeanwhile(domain.name);
   return syncExternal(svc, stored, !existing);
 }

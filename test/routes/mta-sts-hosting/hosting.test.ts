@@ -304,6 +304,35 @@ describe("POST /domains/{domain}/mta-sts-hosting/enforce: the one click", () => 
     expect((await statusOf(allowed)).enforce).toMatchObject({ allowed: true, reason: expect.stringContaining("12 sessions") });
   });
 
+  it("does not undo a policy change made while it read the evidence: the later writer is told to read again (409)", async () => {
+    const team = await makeTeam();
+    const d = await insertDomain(team.id);
+    let delayNextMx = false;
+    installCloudflare(mxZone(d.name), undefined, {
+      delayMs: (q) => {
+        if (q.type !== "MX" || !delayNextMx) return 0;
+        delayNextMx = false;
+        return 300;
+      },
+    });
+    await put(d.id, team.full);
+    expect((await intake(d.reportToken, enc(JSON.stringify(googleShape(d.name))))).status).toBe(202);
+    // The click reads the row, then waits on DNS; meanwhile the team adds a pattern for an MX host to come.
+    delayNextMx = true;
+    const click = call(`${path(d.id)}/enforce`, { method: "POST", token: team.full });
+    await new Promise((r) => setTimeout(r, 100));
+    const wider = [`mx1.${d.name}`, `mx2.${d.name}`, `mx3.${d.name}`];
+    const change = await put(d.id, team.full, { mx: wider });
+    expect(change.status).toBe(200);
+    const enforced = await click;
+    expect(enforced.status).toBe(409);
+    expect((await json(enforced)).message).toContain("another request");
+    const row = await env.DB.prepare("SELECT mode, mx_patterns FROM hosted_mta_sts WHERE domain_id = ?").bind(d.id).first();
+    expect(row).toEqual({ mode: "testing", mx_patterns: JSON.stringify(wider) });
+    const verbs = await env.DB.prepare("SELECT verb FROM audit_entries WHERE team_id = ? AND verb LIKE 'mta_sts_hosting.%' ORDER BY seq").bind(team.id).all();
+    expect(verbs.results.map((r) => r.verb)).toEqual(["mta_sts_hosting.enable", "mta_sts_hosting.update"]);
+  });
+
   it("needs hosting on (409)", async () => {
     const { team, d } = await hostedDomain();
     expect((await call(`${path(d.id)}/enforce`, { method: "POST", token: team.full })).status).toBe(409);
