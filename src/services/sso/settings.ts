@@ -2,9 +2,9 @@
 // sealed secret, the endpoints its discovery document named), and enforcement and auto-join. Owners
 // change them in the dashboard only; owners and admins (and full tokens) read them without the secret
 // (docs/decisions.md D245). Every change is audited in its own batch. Does I/O (D1, DNS, HTTPS).
-import { and, asc, eq, isNotNull } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { ProviderEndpoints } from "../../core/sso/discovery";
-import { ssoDomains, ssoLogins, teamSso } from "../../db/schema";
+import { sessions, ssoDomains, ssoLogins, teamSso } from "../../db/schema";
 import { conflict, forbidden, validationFailed } from "../../lib/errors";
 import type { Services } from "../../services";
 import type { SignedIn } from "../accounts/sessions";
@@ -161,15 +161,38 @@ export async function setSsoOptions(svc: Services, signedIn: Pick<SignedIn, "rol
     throw conflict("Verify at least one email domain before enforcing single sign-on.");
   }
   const now = svc.clock.now();
+  const turningOn = input.enforced && !row.enforced;
   await commit(svc, [
     svc.db.update(teamSso).set({ enforced: input.enforced, autoJoin: input.auto_join, updatedAt: now }).where(eq(teamSso.teamId, teamId)),
+    ...(turningOn ? [endCoveredSessions(svc, teamId, now)] : []),
     audit(svc, signedIn.ctx, {
       verb: "sso.enforce",
       target: { type: "sso", id: teamId },
-      summary: `enforced=${input.enforced ? "on" : "off"} auto_join=${input.auto_join ? "on" : "off"} (was enforced=${row.enforced ? "on" : "off"} auto_join=${row.autoJoin ? "on" : "off"})`,
+      summary: `enforced=${input.enforced ? "on" : "off"} auto_join=${input.auto_join ? "on" : "off"} (was enforced=${row.enforced ? "on" : "off"} auto_join=${row.autoJoin ? "on" : "off"})${turningOn ? "; covered sessions ended" : ""}`,
     }),
   ]);
   return getSso(svc, signedIn.ctx);
+}
+
+/**
+ * When enforcement turns on: the open sessions of this team's members whose address is in a verified
+ * domain end, except the owner's (who keeps an email link, D247). A session opened by an email link
+ * before would otherwise keep someone in for up to 30 days whom the provider no longer lets in; the
+ * provider signs them in again (docs/decisions.md D270 addendum). Addresses have exactly one "@".
+ */
+function endCoveredSessions(svc: Services, teamId: number, now: Date) {
+  return svc.db
+    .update(sessions)
+    .set({ revokedAt: now })
+    .where(
+      and(
+        isNull(sessions.revokedAt),
+        sql`${sessions.userId} IN (SELECT u.id FROM users u JOIN memberships m ON m.user_id = u.id AND m.team_id = ${teamId}
+          JOIN teams t ON t.id = m.team_id
+          WHERE lower(u.email) <> lower(t.owner_email)
+            AND substr(u.email, instr(u.email, '@') + 1) IN (SELECT domain FROM sso_domains WHERE team_id = ${teamId} AND verified_at IS NOT NULL))`,
+      ),
+    );
 }
 
 /**
