@@ -153,6 +153,40 @@ describe("PUT /domains/{domain}/mta-sts-hosting: turning hosting on", () => {
     expect((await put(d.id, team.full, { mx: [`*.${d.name}`], max_age: 31_557_600 })).status).toBe(201);
   });
 
+  it("answers odd input with a 4xx and a code, never a 500", async () => {
+    const { team, d } = await hostedDomain();
+    const bodies: unknown[] = [
+      { mx: [] },
+      { mx: ["x".repeat(254)] },
+      { mx: [" "] },
+      { mx: ["mx1.example.com\r\nmode: enforce"] },
+      { mx: Array.from({ length: 21 }, (_, i) => `mx${i}.${d.name}`) },
+      { max_age: "86400" },
+      { max_age: 86400.5 },
+      { mode: "none" },
+      { id_delivery: "dns" },
+      { tls_window_days: 0 },
+      { unknown: true },
+      [],
+      null,
+    ];
+    for (const body of bodies) {
+      const res = await call(path(d.id), { method: "PUT", token: team.full, body });
+      expect(res.status, JSON.stringify(body)).toBeGreaterThanOrEqual(400);
+      expect(res.status, JSON.stringify(body)).toBeLessThan(500);
+      expect(typeof (await json(res)).code, JSON.stringify(body)).toBe("string");
+    }
+    const notJson = await call(path(d.id), { method: "PUT", token: team.full, rawBody: "{", headers: { "content-type": "application/json" } });
+    expect(notJson.status).toBe(400);
+    for (const id of ["abc", "0", "-1", "99999999999999999999"]) {
+      const res = await call(`/api/v1/domains/${id}/mta-sts-hosting`, { token: team.full });
+      expect([404, 422], id).toContain(res.status);
+    }
+    expect((await call(`${path(d.id)}/enforce?days=400`, { method: "POST", token: team.full })).status).toBe(422);
+    const rows = await env.DB.prepare("SELECT count(*) AS n FROM hosted_mta_sts WHERE domain_id = ?").bind(d.id).first<{ n: number }>();
+    expect(rows?.n).toBe(0);
+  });
+
   it("401 without a token, 403 for a read-only token, 404 for another team's domain", async () => {
     const { team, d } = await hostedDomain();
     expect((await call(path(d.id))).status).toBe(401);
@@ -189,6 +223,22 @@ describe("the policy host mta-sts.<domain> (RFC 8461 §3.3)", () => {
     const post = await policyFetch(d.name, { method: "POST" });
     expect(post.status).toBe(405);
     expect(post.headers.get("allow")).toBe("GET, HEAD");
+  });
+
+  it("matches the Host header whatever its case, trailing dot or port, and only the exact policy host", async () => {
+    const { team, d } = await hostedDomain();
+    await put(d.id, team.full);
+    const withHost = (host: string) => worker.fetch(new Request(`https://${host}/.well-known/mta-sts.txt`, { headers: { host } }), env, {} as ExecutionContext);
+    for (const host of [`MTA-STS.${d.name.toUpperCase()}`, `mta-sts.${d.name}.`, `mta-sts.${d.name}:443`]) {
+      const res = await withHost(host);
+      expect(res.status, host).toBe(200);
+      expect(await res.text(), host).toMatch(/^version: STSv1\r\nmode: testing\r\n/);
+    }
+    // Neither a deeper name, nor the domain itself, nor a look-alike serves the policy.
+    for (const host of [`mta-sts.mta-sts.${d.name}`, d.name, `www.mta-sts.${d.name}`, `mta-sts-${d.name}`, `mta-sts.${d.name}.evil.example`]) {
+      const res = await withHost(host);
+      expect(res.headers.get("content-type"), host).toContain("application/json");
+    }
   });
 
   it("leaves a name nobody hosts to the app, and the API host untouched", async () => {
