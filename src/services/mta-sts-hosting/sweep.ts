@@ -2,7 +2,8 @@
 // hostname, id record and row (RFC 8461 §8.3 step 3); (2) rows whose Cloudflare state is not final, or
 // whose id record lags the policy id, are synced again; (3) the id senders see in DNS is read for rows
 // not looked at lately, raising or resolving the stale-id alert (drift.ts). Each step takes a bounded
-// batch, so a large backlog drains over several minutes. Does I/O (D1, DNS, Cloudflare API).
+// batch and starts no row once SWEEP_BUDGET_MS has passed, so a large backlog or a hanging API drains
+// over several minutes. Does I/O (D1, DNS, Cloudflare API).
 import { and, eq, isNull, lte, ne, or, sql } from "drizzle-orm";
 import { compareServed, UNUSABLE_ID } from "../../core/mta-sts/hosting";
 import { isStsCandidate, parseStsRecord } from "../../core/mta-sts/policy";
@@ -23,6 +24,15 @@ const HOSTNAME_RECHECK_MS = 5 * 60_000;
 const API_RETRY_MS = 50_000;
 /** How often the published id is read when nothing changed. */
 const PUBLISHED_RECHECK_MS = 15 * 60_000;
+/**
+ * No row is started after this much of the sweep has passed: a hanging API costs 10 s a call (the
+ * client's timeout), so a full batch would run for minutes and the next minute's sweeps would pile up on
+ * the same rows. The rows not reached are the longest-waiting ones of the next sweep.
+ */
+export const SWEEP_BUDGET_MS = 40_000;
+
+/** True while the sweep started at `start` may begin work on another row. */
+const inBudget = (svc: Services, start: Date): boolean => svc.clock.now().getTime() - start.getTime() < SWEEP_BUDGET_MS;
 
 async function removeRetired(svc: Services, now: Date): Promise<number> {
   const due = await svc.db
@@ -33,6 +43,7 @@ async function removeRetired(svc: Services, now: Date): Promise<number> {
     .all();
   let removed = 0;
   for (const row of due) {
+    if (!inBudget(svc, now)) break;
     try {
       await removeExternal(svc, row);
     } catch (e) {
@@ -99,8 +110,13 @@ async function resync(svc: Services, now: Date): Promise<number> {
     .orderBy(hostedMtaSts.hostnameCheckedAt)
     .limit(BATCH)
     .all();
-  for (const row of rows) await syncExternal(svc, row, true);
-  return rows.length;
+  let synced = 0;
+  for (const row of rows) {
+    if (!inBudget(svc, now)) break;
+    await syncExternal(svc, row, true);
+    synced++;
+  }
+  return synced;
 }
 
 /** The id in `_mta-sts.<domain>` TXT as senders resolve it; undefined when DNS failed (never "stale"). */
@@ -128,14 +144,17 @@ async function checkPublished(svc: Services, now: Date): Promise<number> {
     .orderBy(hostedMtaSts.publishedCheckedAt)
     .limit(BATCH)
     .all();
+  let checked = 0;
   for (const row of rows) {
+    if (!inBudget(svc, now)) break;
+    checked++;
     const id = await publishedId(svc, row);
     const w = await driftWrites(svc, row, compareServed({ id: row.policyId, policy: servedPolicy(row) }, id, undefined), id, now);
     // Unknown DNS: still mark the row looked at, so one failing name does not hold the batch.
     if (id === undefined) w.statements.push(svc.db.update(hostedMtaSts).set({ publishedCheckedAt: now }).where(eq(hostedMtaSts.domainId, row.domainId)));
     await commitAll(svc, w.statements, w.eventIds);
   }
-  return rows.length;
+  return checked;
 }
 
 export async function sweepMtaStsHosting(svc: Services): Promise<{ removed: number; synced: number; checked: number }> {

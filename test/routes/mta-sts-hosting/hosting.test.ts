@@ -2,6 +2,7 @@
 // edge receives the custom hostname and the id record), the policy served on mta-sts.<domain> byte for
 // byte (RFC 8461 §3.2, §3.3), the editor's refusals (RFC 8461 §4.1 coverage, max_age), the one-click
 // enforce gated by TLS reports (RFC 8460), a new id with every change, scopes and teams, and the audit.
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import worker from "../../../src/index";
@@ -386,5 +387,50 @@ describe("POST /domains/{domain}/mta-sts-hosting/enforce: the one click", () => 
   it("needs hosting on (409)", async () => {
     const { team, d } = await hostedDomain();
     expect((await call(`${path(d.id)}/enforce`, { method: "POST", token: team.full })).status).toBe(409);
+  });
+});
+
+describe("the every-minute sweep while the Cloudflare API hangs", () => {
+  it("stops starting API calls once its time budget is spent, and the next minute's sweep goes on with the rows not tried", async () => {
+    const team = await makeTeam();
+    const cf = installCloudflare();
+    const names: string[] = [];
+    const now = Date.now();
+    for (let i = 0; i < 30; i++) {
+      const d = await insertDomain(team.id);
+      names.push(`mta-sts.${d.name}`);
+      await env.DB.prepare(
+        "INSERT INTO hosted_mta_sts (domain_id, team_id, domain_name, state, mode, mx_patterns, max_age, policy_id, policy_changed_at, id_delivery, published_checked_at, created_at, updated_at) VALUES (?, ?, ?, 'active', 'testing', ?, 604800, ?, ?, 'txt', ?, ?, ?)",
+      )
+        .bind(d.id, team.id, d.name, JSON.stringify([`mx.${d.name}`]), `20261128000000a${i}`, now, now, now, now)
+        .run();
+    }
+    // Every call hangs until the client's 10 s timeout: here, the clock moves 11 s and the API fails.
+    cf.failNext(503, 1_000);
+    cf.onCall = () => {
+      vi.setSystemTime(Date.now() + 11_000);
+    };
+    vi.useFakeTimers({ toFake: ["Date"], now: now + 60_000 });
+    try {
+      const ctx = createExecutionContext();
+      await worker.scheduled(createScheduledController({ cron: "* * * * *", scheduledTime: Date.now() }), env, ctx);
+      await waitOnExecutionContext(ctx);
+      const tried = () => new Set(cf.calls.filter((c) => c.method === "POST" && c.path === "/custom_hostnames").map((c) => String(c.body?.hostname)));
+      const first = tried();
+      expect(first.size).toBeGreaterThan(0);
+      // 40 s of budget at 11 s a call: at most 4 calls, not one per row of the batch (25).
+      expect(cf.calls.length).toBeLessThanOrEqual(4);
+
+      vi.setSystemTime(Date.now() + 60_000);
+      const ctx2 = createExecutionContext();
+      await worker.scheduled(createScheduledController({ cron: "* * * * *", scheduledTime: Date.now() }), env, ctx2);
+      await waitOnExecutionContext(ctx2);
+      const second = [...tried()].filter((h) => !first.has(h));
+      expect(second.length).toBeGreaterThan(0);
+      expect(second.every((h) => names.includes(h))).toBe(true);
+    } finally {
+      cf.onCall = null;
+      vi.useRealTimers();
+    }
   });
 });
