@@ -6,7 +6,7 @@ import { conflict } from "../../lib/errors";
 import type { Services } from "../../services";
 import { requireWrite, type ServiceContext } from "../context";
 import { getDomainInTeam } from "../domains/get-domain";
-import { notHosted } from "./errors";
+import { domainNotVerified, notHosted } from "./errors";
 import { DEFAULT_TLS_WINDOW_DAYS, enforceEvidence, liveMxHosts } from "./evidence";
 import { hostedRowOf, mxOf } from "./rows";
 import { writePolicy } from "./write";
@@ -14,6 +14,8 @@ import { writePolicy } from "./write";
 export async function enforceHosting(svc: Services, ctx: ServiceContext, domainId: number, days = DEFAULT_TLS_WINDOW_DAYS): Promise<void> {
   requireWrite(ctx);
   const domain = await getDomainInTeam(svc, ctx.teamId, domainId);
+  // As PUT: a policy is changed only for a domain whose ownership is verified now (turning off is not gated).
+  if (!domain.verified) throw domainNotVerified();
   const row = await hostedRowOf(svc, ctx.teamId, domainId);
   if (row?.state !== "active") throw notHosted();
   if (row.mode === "enforce") return;

@@ -384,6 +384,21 @@ describe("POST /domains/{domain}/mta-sts-hosting/enforce: the one click", () => 
     expect(verbs.results.map((r) => r.verb)).toEqual(["mta_sts_hosting.enable", "mta_sts_hosting.update"]);
   });
 
+  it("is refused once the domain's ownership is no longer verified, as PUT with mode enforce is (409 domain_not_verified)", async () => {
+    const { team, d } = await hostedDomain();
+    await put(d.id, team.full);
+    expect((await intake(d.reportToken, enc(JSON.stringify(googleShape(d.name))))).status).toBe(202);
+    await env.DB.prepare("UPDATE domains SET verified = 0, verified_at = NULL WHERE id = ?").bind(d.id).run();
+    const viaPut = await put(d.id, team.full, { mode: "enforce" });
+    expect(viaPut.status).toBe(409);
+    expect((await json(viaPut)).code).toBe("domain_not_verified");
+    const click = await call(`${path(d.id)}/enforce`, { method: "POST", token: team.full });
+    expect(click.status).toBe(409);
+    expect((await json(click)).code).toBe("domain_not_verified");
+    // Turning off stays possible (RFC 8461 §8.3 is how a policy ends).
+    expect((await call(path(d.id), { method: "DELETE", token: team.full })).status).toBe(200);
+  });
+
   it("needs hosting on (409)", async () => {
     const { team, d } = await hostedDomain();
     expect((await call(`${path(d.id)}/enforce`, { method: "POST", token: team.full })).status).toBe(409);
