@@ -50,6 +50,13 @@ export function uncoveredMx(patterns: readonly string[], mxHosts: readonly strin
 export type FieldErrors = Record<string, string[]>;
 
 /**
+ * RFC 8461 §3.2: sts-policy-mx-value = ["*."] Domain, with Domain from RFC 5321 §4.1.2: labels of letters,
+ * digits and inner hyphens only. validMxPattern also reads policies others publish and lets "_" through;
+ * what we serve must pass a strict parser, which refuses the whole policy for one such line.
+ */
+const RFC5321_PATTERN = /^(?:\*\.)?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/;
+
+/**
  * The editor's input checked against the RFC and the live MX set: every pattern well-formed (§3.2,
  * "*." only as the whole leftmost label), every live MX covered (§4.1), max_age from MIN_MAX_AGE to
  * the RFC's 31557600. Returns the normalized patterns, or errors by field.
@@ -68,6 +75,8 @@ export function validatePolicyInput(
   for (const p of mx) {
     if (!validMxPattern(p))
       add("mx", `"${p.slice(0, 80)}" is not a host name or a "*.<domain>" wildcard (RFC 8461 §3.2: "*" only as the whole leftmost label).`);
+    else if (!RFC5321_PATTERN.test(p))
+      add("mx", `"${p.slice(0, 80)}" is not an RFC 5321 domain name (letters, digits and hyphens; RFC 8461 §3.2): senders would refuse the whole policy.`);
   }
   const missing = uncoveredMx(mx, mxHosts);
   if (missing.length > 0) {
