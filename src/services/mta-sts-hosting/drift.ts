@@ -59,6 +59,12 @@ function drafts(row: HostedRow, cmp: ServedComparison, now: Date): Map<string, A
 
 /** Alert upserts and resolves for one comparison, plus the row's published id; statements for the caller's batch. */
 export async function driftWrites(svc: Services, row: HostedRow, cmp: ServedComparison, dnsId: string | null | undefined, now: Date): Promise<DriftWrites> {
+  if (cmp.id === "stale" || cmp.policy === "different") {
+    // The row was read before DNS and the fetch; a policy saved since then is what they may have seen.
+    // A difference is judged only while that row is still the one served (the next look judges the new one).
+    const current = await svc.db.select({ policyId: hostedMtaSts.policyId }).from(hostedMtaSts).where(eq(hostedMtaSts.domainId, row.domainId)).get();
+    if (current?.policyId !== row.policyId) return { statements: [], eventIds: [] };
+  }
   const wanted = drafts(row, cmp, now);
   const open = await openAlertsOfKind(svc.db, row.teamId, { id: row.domainId, name: row.domainName }, "hosting");
   const out: DriftWrites = { statements: [], eventIds: [] };
@@ -91,7 +97,7 @@ export async function driftWrites(svc: Services, row: HostedRow, cmp: ServedComp
  * answered; the policy only when it was fetched (a failed fetch of our own host is left to the posture
  * findings, not called a difference).
  */
-/** `row`: the domain's hosting row, read by the check together with the domain (no query of its own). */
+/** `row`: the domain's hosting row, read by the check together with the domain (re-read only to confirm a difference). */
 export async function hostedDriftAfterCheck(svc: Services, row: HostedRow | null, sts: MtaStsResult | undefined, now: Date): Promise<DriftWrites> {
   if (!sts || !row) return NONE;
   // "invalid" without an id: several v=STSv1 records or one that does not parse (check.ts).

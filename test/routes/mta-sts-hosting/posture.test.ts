@@ -70,4 +70,32 @@ describe("the MTA-STS part of a hosted domain's check", () => {
     expect(await alertsOf(d.id)).toEqual([{ subject: "mta_sts.id", resolved_at: null }]);
     expect(await env.DB.prepare("SELECT published_id FROM hosted_mta_sts WHERE domain_id = ?").bind(d.id).first()).toEqual({ published_id: null });
   });
+
+  it("raises nothing when the policy changed while the check ran: it compares with what was served when it started", async () => {
+    const team = await makeTeam();
+    const d = await insertDomain(team.id);
+    const zone: StubZone = {
+      [d.name]: { MX: [{ preference: 10, exchange: `mx.${d.name}` }] },
+      [`mx.${d.name}`]: { A: [PUBLIC_IP] },
+      [`mta-sts.${d.name}`]: { CNAME: "hosting.test" },
+      "hosting.test": { A: [PUBLIC_IP] },
+    };
+    let changeFirst = false;
+    installCloudflare(zone, async (req) => {
+      if (new URL(req.url).host !== `mta-sts.${d.name}`) return new Response("not found", { status: 404 });
+      // The team saves a new max_age just as the check fetches the policy.
+      if (changeFirst) {
+        changeFirst = false;
+        expect((await call(`/api/v1/domains/${d.id}/mta-sts-hosting`, { method: "PUT", token: team.full, body: { max_age: 1_209_600 } })).status).toBe(200);
+      }
+      return worker.fetch(req as Parameters<typeof worker.fetch>[0], env, {} as ExecutionContext);
+    });
+    const put = await call(`/api/v1/domains/${d.id}/mta-sts-hosting`, { method: "PUT", token: team.full, body: { id_delivery: "txt" } });
+    const hosting = (await json<{ data: { hosting: { policy_id: string } } }>(put)).data.hosting;
+    zone[`_mta-sts.${d.name}`] = { TXT: [`v=STSv1; id=${hosting.policy_id}`] };
+    changeFirst = true;
+    await runCheck(testServices(), { domain_id: d.id, check_id: `chk_${unique("e")}`, trigger: "manual" });
+    expect(changeFirst).toBe(false);
+    expect(await alertsOf(d.id)).toEqual([]);
+  });
 });
