@@ -3,6 +3,7 @@
 import { and, eq, ne, sql } from "drizzle-orm";
 import { newPolicyId } from "../../core/mta-sts/hosting";
 import { hostedMtaSts } from "../../db/schema";
+import { notFound } from "../../lib/errors";
 import type { Services } from "../../services";
 import { audit as auditEntry, auditWhen } from "../audit-when";
 import { commit } from "../commit";
@@ -78,10 +79,13 @@ export async function writePolicy(
   } catch (e) {
     // Two enables at once: the unique name index (another team's domain of that name) or the primary key
     // (this domain, turned on by a concurrent request of this team) refuses the second.
-    if (!existing && /UNIQUE constraint failed/i.test(String((e as { cause?: unknown })?.cause ?? e))) {
+    const why = String((e as { cause?: unknown })?.cause ?? e);
+    if (!existing && /UNIQUE constraint failed/i.test(why)) {
       const mine = await svc.db.select({ id: hostedMtaSts.domainId }).from(hostedMtaSts).where(eq(hostedMtaSts.domainId, domain.id)).get();
       throw mine ? enabledMeanwhile(domain.name) : nameTaken(domain.name);
     }
+    // The domain was deleted after it was read (its deletion is refused only once hosting exists).
+    if (!existing && /FOREIGN KEY constraint failed/i.test(why)) throw notFound("Domain");
     throw e;
   }
   if (!stored) throw changedMeanwhile(domain.name);

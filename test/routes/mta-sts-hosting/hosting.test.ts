@@ -138,6 +138,20 @@ describe("PUT /domains/{domain}/mta-sts-hosting: turning hosting on", () => {
     expect(cf.calls.filter((c) => c.method === "POST" && c.path === "/custom_hostnames")).toHaveLength(1);
   });
 
+  it("answers 404, not 500, when the domain is deleted while hosting is being turned on", async () => {
+    const team = await makeTeam();
+    const d = await insertDomain(team.id);
+    let mxLookups = 0;
+    const cf = installCloudflare(mxZone(d.name), undefined, { delayMs: (q) => (q.type === "MX" && mxLookups++ === 0 ? 300 : 0) });
+    const enabling = put(d.id, team.full);
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await call(`/api/v1/domains/${d.id}`, { method: "DELETE", token: team.full })).status).toBe(204);
+    const res = await enabling;
+    expect(res.status).toBe(404);
+    expect((await json(res)).code).toBe("not_found");
+    expect(cf.calls).toEqual([]);
+  });
+
   it("answers 422 for a pattern that leaves an MX host uncovered, a malformed wildcard, or max_age out of bounds", async () => {
     const { team, d } = await hostedDomain();
     const uncovered = await put(d.id, team.full, { mx: [`mx1.${d.name}`] });
