@@ -152,6 +152,22 @@ describe("PUT /domains/{domain}/mta-sts-hosting: turning hosting on", () => {
     expect(cf.calls).toEqual([]);
   });
 
+  it("is refused (409) for a domain with a null MX (RFC 7505) or no MX, and 503 when its MX cannot be read (D214)", async () => {
+    const team = await makeTeam();
+    const nullMx = await insertDomain(team.id);
+    const noMx = await insertDomain(team.id);
+    const cf = installCloudflare({ [nullMx.name]: { MX: [{ preference: 0, exchange: "" }] }, [noMx.name]: { A: ["192.0.2.1"] } });
+    for (const d of [nullMx, noMx]) {
+      const res = await put(d.id, team.full);
+      expect(res.status, d.name).toBe(409);
+      expect((await json(res)).message, d.name).toContain("publishes no MX host");
+    }
+    cf.stub.setFault(noMx.name, "MX", "servfail", { times: 10 });
+    const unknown = await put(noMx.id, team.full);
+    expect(unknown.status).toBe(503);
+    expect(cf.calls).toEqual([]);
+  });
+
   it("answers 422 for a pattern that leaves an MX host uncovered, a malformed wildcard, or max_age out of bounds", async () => {
     const { team, d } = await hostedDomain();
     const uncovered = await put(d.id, team.full, { mx: [`mx1.${d.name}`] });
