@@ -125,9 +125,10 @@ export function cloudflareClient(settings: HostingSettings, fetch: HttpFetch): C
     return { status: res.status, result: parsed.result };
   }
 
-  async function txtRecord(name: string): Promise<RawDnsRecord | null> {
+  /** The TXT records at `name`, in id order (so two callers that find the same ones keep the same one). */
+  async function txtRecords(name: string): Promise<RawDnsRecord[]> {
     const found = await call<RawDnsRecord[]>("GET", `/dns_records?type=TXT&name=${encodeURIComponent(name)}`);
-    return found.result?.find((r) => r.name.toLowerCase() === name.toLowerCase()) ?? null;
+    return (found.result ?? []).filter((r) => r.name.toLowerCase() === name.toLowerCase()).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   return {
@@ -156,16 +157,19 @@ export function cloudflareClient(settings: HostingSettings, fetch: HttpFetch): C
     async putTxt(name, content) {
       // TXT content in quotes, as the API asks for (unquoted content is accepted with a warning).
       const quoted = `"${content}"`;
-      const existing = await txtRecord(name);
-      if (existing) {
-        if (existing.content !== quoted) await call("PATCH", `/dns_records/${encodeURIComponent(existing.id)}`, { content: quoted, ttl: ID_RECORD_TTL });
-        return;
+      let records = await txtRecords(name);
+      if (records.length === 0) {
+        await call("POST", "/dns_records", { type: "TXT", name, content: quoted, ttl: ID_RECORD_TTL, comment: "MTA-STS id (hosted)" });
+        // Another sync of the same row (its request and the sweep) may have created one at the same time:
+        // two v=STSv1 records are no policy for senders (RFC 8461 §3.1), so one is kept, the rest go.
+        records = await txtRecords(name);
       }
-      await call("POST", "/dns_records", { type: "TXT", name, content: quoted, ttl: ID_RECORD_TTL, comment: "MTA-STS id (hosted)" });
+      const [keep, ...extra] = records;
+      if (keep && keep.content !== quoted) await call("PATCH", `/dns_records/${encodeURIComponent(keep.id)}`, { content: quoted, ttl: ID_RECORD_TTL });
+      for (const r of extra) await call("DELETE", `/dns_records/${encodeURIComponent(r.id)}`);
     },
     async deleteTxt(name) {
-      const existing = await txtRecord(name);
-      if (existing) await call("DELETE", `/dns_records/${encodeURIComponent(existing.id)}`);
+      for (const r of await txtRecords(name)) await call("DELETE", `/dns_records/${encodeURIComponent(r.id)}`);
     },
   };
 }

@@ -480,3 +480,30 @@ describe("the every-minute sweep while the Cloudflare API hangs", () => {
     }
   });
 });
+
+describe("the id record when the sweep syncs a row its own request is still syncing", () => {
+  it("leaves exactly one TXT record at <domain>.<MTA_STS_ID_ZONE>: two v=STSv1 records are no policy (RFC 8461 §3.1)", async () => {
+    const team = await makeTeam();
+    const d = await insertDomain(team.id);
+    const cf = installCloudflare(mxZone(d.name));
+    const name = `${d.name}.sts-id.test`;
+    let fired = false;
+    // The enable has looked for the record (none) and is creating it: the every-minute sweep picks the new
+    // row (no hostname stored yet), looks too, and creates one as well.
+    cf.onCall = async (c) => {
+      if (fired || c.method !== "POST" || c.path !== "/dns_records" || c.body?.name !== name) return;
+      fired = true;
+      const ctx = createExecutionContext();
+      await worker.scheduled(createScheduledController({ cron: "* * * * *", scheduledTime: Date.now() }), env, ctx);
+      await waitOnExecutionContext(ctx);
+    };
+    try {
+      const s = await statusOf(await put(d.id, team.full));
+      expect(fired).toBe(true);
+      const atName = [...cf.records.values()].filter((r) => r.name === name && r.type === "TXT");
+      expect(atName.map((r) => unquote(r.content))).toEqual([`v=STSv1; id=${s.hosting?.policy_id}`]);
+    } finally {
+      cf.onCall = null;
+    }
+  });
+});
