@@ -46,8 +46,11 @@ export function checkClaims(payload: JWTPayload, expect: IdTokenExpectations): R
   if (typeof payload.sub !== "string" || payload.sub === "") return err("the ID token has no subject");
   const email = payload.email;
   if (typeof email !== "string" || email === "") return err("the provider did not send an email address (ask for the email scope)");
-  // Core §5.1: email_verified is a JSON boolean; a string "true" is not a verified address.
-  if (payload.email_verified !== true) return err("the provider has not verified this email address");
+  // Core §5.1: email_verified is a JSON boolean; a string "true" is not a verified address. Microsoft Entra ID
+  // never sends it for work accounts; its optional claim xms_edov ("email domain owner verified", a boolean)
+  // says the same and counts only where email_verified is absent, never against a false (docs/decisions.md D271).
+  const verified = payload.email_verified === true || (payload.email_verified === undefined && payload.xms_edov === true);
+  if (!verified) return err("the provider has not verified this email address");
   // Accounts are keyed by the lower-cased address (as the email link keys them). A character may fold
   // only when it is the upper case of its lower case (A to a, É to é); U+212A KELVIN SIGN lower-cases to
   // "k" and U+0130 to "i" with a dot, so a mailbox the provider verified would stand for another

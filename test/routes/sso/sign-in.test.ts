@@ -59,6 +59,9 @@ describe("sign-in through the provider", () => {
     ["no email", { claims: { email: undefined } }, /did not send an email address/],
     ["an unverified email", { claims: { email_verified: false } }, /has not verified this email/],
     ['email_verified as the string "true"', { claims: { email_verified: "true" } }, /has not verified this email/],
+    ["no email_verified at all", { claims: { email_verified: undefined } }, /has not verified this email/],
+    ["Entra's xms_edov true beside email_verified false", { claims: { email_verified: false, xms_edov: true } }, /has not verified this email/],
+    ['Entra\'s xms_edov as the string "1"', { claims: { email_verified: undefined, xms_edov: "1" } }, /has not verified this email/],
   ];
   for (const [what, opts, reason] of refusals) {
     it(`refuses ${what} with a 4xx page and no session`, async () => {
@@ -72,6 +75,14 @@ describe("sign-in through the provider", () => {
       expect(await sessionsOf(member.email)).toBe(0);
     });
   }
+
+  it("signs in with Microsoft Entra ID's xms_edov claim where the token has no email_verified", async () => {
+    const t = await ssoTeam(fake);
+    const member = await insertMember(t.teamId, "viewer", `en-${crypto.randomUUID().slice(0, 6)}@${t.domain}`);
+    const { res } = await ssoSignIn(fake, member.email, { claims: { email_verified: undefined, xms_edov: true } });
+    expect(res.status).toBe(303);
+    expect(await sessionsOf(member.email)).toBe(1);
+  });
 
   it("refuses an address outside the team's verified domains, even in a genuine token", async () => {
     const t = await ssoTeam(fake);
