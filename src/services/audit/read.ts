@@ -1,7 +1,7 @@
 // Reading a team's audit log (docs/audit.md): entries newest first with filters and a cursor, the same
 // filters exported oldest first as NDJSON, and the chain verified from its anchor. Owners and admins
 // only: a read-only credential (a viewer, a read-only token or grant) gets 403 (docs/decisions.md D233).
-import { and, asc, desc, eq, gt, gte, like, lt, lte, or, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import { ChainVerifier, GENESIS_HASH } from "../../core/audit/chain";
 import { type AUDIT_ACTOR_KINDS, type AUDIT_FACES, auditChainHeads, auditEntries } from "../../db/schema";
 import { forbidden } from "../../lib/errors";
@@ -66,7 +66,9 @@ export const entryView = (r: Row): AuditEntryView => ({
 });
 
 function whereOf(teamId: number, f: AuditFilters): SQL | undefined {
-  const verb = f.verb?.endsWith(".*") ? like(auditEntries.verb, `${f.verb.slice(0, -1)}%`) : f.verb ? eq(auditEntries.verb, f.verb) : undefined;
+  // A family ("sso.*") is an exact prefix: LIKE would read the "_" of "mta_sts_hosting." as any character.
+  const family = f.verb?.endsWith(".*") ? f.verb.slice(0, -1) : null;
+  const verb = family ? sql`substr(${auditEntries.verb}, 1, ${family.length}) = ${family}` : f.verb ? eq(auditEntries.verb, f.verb) : undefined;
   return and(
     eq(auditEntries.teamId, teamId),
     f.actor ? or(eq(auditEntries.actorLabel, f.actor), eq(auditEntries.actorId, f.actor)) : undefined,

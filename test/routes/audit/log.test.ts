@@ -112,6 +112,13 @@ describe("GET /api/v1/audit", () => {
     expect(ours(await list(team.full, `?from=${encodeURIComponent(past)}&to=${encodeURIComponent(future)}`))).toHaveLength(4);
   });
 
+  it("a verb family is an exact prefix: the underscore in mta_sts_hosting.* matches only itself", async () => {
+    const team = await makeTeam("pro");
+    await write(member(team.id), "mta_sts_hosting.enable", { type: "domain", id: 1 }, "hosting on");
+    await write(member(team.id), "mtaXsts_hosting.enable", { type: "domain", id: 1 }, "a verb that differs where the family has _");
+    expect((await list(team.full, "?verb=mta_sts_hosting.*")).data.map((e) => e.verb)).toEqual(["mta_sts_hosting.enable"]);
+  });
+
   it("pages with a cursor that entries written meanwhile do not shift", async () => {
     const team = await seeded();
     const one = await list(team.full, "?limit=2");
