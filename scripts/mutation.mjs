@@ -888,6 +888,34 @@ export const MUTATIONS = [
     to: "const failing = c.checks.filter((x) => x.ok === false);",
     tests: ["test/routes/bimi-hosting/gmail.test.ts", "test/pages/bimi-hosting.test.ts"],
   },
+  {
+    name: "sso: the callback ignores the authorization response's iss (mix-up)",
+    file: "src/services/sso/sign-in.ts",
+    from: "if (iss === null ? endpoints.iss_parameter === true : iss !== issuer) {",
+    to: "if (iss === 'never') {",
+    tests: ["test/routes/sso/mix-up.test.ts"],
+  },
+  {
+    name: "sso: turning enforcement on keeps the covered members' sessions",
+    file: "src/services/sso/settings.ts",
+    from: "...(turningOn ? [endCoveredSessions(svc, teamId, now)] : []),",
+    to: "...(turningOn && false ? [endCoveredSessions(svc, teamId, now)] : []),",
+    tests: ["test/routes/sso/enforce-sessions.test.ts"],
+  },
+  {
+    name: "mta-sts hosting: successes without an STS policy count for enforce",
+    file: "src/services/mta-sts-hosting/evidence.ts",
+    from: '.filter((p) => p.policy_type === "sts")',
+    to: ".filter(() => true)",
+    tests: ["test/routes/mta-sts-hosting/hosting.test.ts"],
+  },
+  {
+    name: "mta-sts hosting: an unusable _mta-sts record reads as no record",
+    file: "src/services/mta-sts-hosting/drift.ts",
+    from: "(sts.id ?? UNUSABLE_ID)",
+    to: "(sts.id ?? null)",
+    tests: ["test/routes/mta-sts-hosting/posture.test.ts", "test/routes/mta-sts-hosting/retire.test.ts"],
+  },
 ];
 
 const args = process.argv.slice(2);
