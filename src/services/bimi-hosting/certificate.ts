@@ -22,6 +22,8 @@ export interface PutCertificateInput {
   origin: string | null;
 }
 
+const BEGIN = "-----BEGIN CERTIFICATE-----";
+const END = "-----END CERTIFICATE-----";
 const BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 
 /** The certificate blocks of a bundle, leaf first as given (RFC 7468 §5), one newline apart; anything else is dropped. */
@@ -30,6 +32,10 @@ export function certificateBundle(text: string, field: "pem" | "url"): string {
   if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text)) throw validationFailed({ [field]: ["contains a private key; upload only the certificates"] });
   const blocks = text.replace(/\r\n?/g, "\n").match(BLOCK);
   if (!blocks) throw validationFailed({ [field]: ["must hold PEM certificates (-----BEGIN CERTIFICATE----- blocks, leaf first)"] });
+  // RFC 7468 §3: a block holds base64 text (whitespace allowed); anything else is not a certificate and
+  // would be served from the service's origin as it was given.
+  const base64 = (block: string) => /^[A-Za-z0-9+/]+={0,2}$/.test(block.slice(BEGIN.length, -END.length).replace(/\s+/g, ""));
+  if (!blocks.every(base64)) throw validationFailed({ [field]: ["each CERTIFICATE block must hold base64 text only (RFC 7468 §3)"] });
   return `${blocks.join("\n")}\n`;
 }
 
