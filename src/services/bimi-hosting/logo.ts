@@ -28,7 +28,8 @@ export function decodeSvg(svg: string | Uint8Array): { text: string; bytes: numb
   if (raw.length === 0) throw validationFailed({ svg: ["must not be empty"] }, "Choose an SVG file.");
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(raw);
+    // ignoreBOM keeps a byte order mark in the text: the logo is stored and served byte for byte (D224).
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(raw);
   } catch {
     throw validationFailed({ svg: ["must be UTF-8 text"] }, "The logo is not an SVG text file.");
   }
