@@ -33,6 +33,28 @@ const ANIMATION = /<(animate|animateColor|animateMotion|animateTransform|set|dis
 /** Interactivity: links, SVG Tiny 1.2 event handlers and listeners (§13), focus attributes. */
 const INTERACTIVE = /<(a|handler|listener)\b|\sfocusable\s*=|\snav-[a-z-]+\s*=/i;
 
+/** The XML declaration, processing instructions and the DOCTYPE: what may come before the document element. */
+const PROLOG_NOISE = /<\?[\s\S]*?\?>|<!DOCTYPE(?:[^>[]|\[[\s\S]*?\])*>/gi;
+
+const charOf = (n: string): string => {
+  const code = n[0] === "x" || n[0] === "X" ? Number.parseInt(n.slice(1), 16) : Number(n);
+  return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : "";
+};
+
+/**
+ * The markup of an SVG as an XML parser reads it, for the checks below: comments dropped and CDATA sections
+ * made text, in one pass from the left (XML 1.0 §2.5, §2.7: "<!--" inside CDATA is text and "]]>" inside a
+ * comment is text, so neither hides what follows), and every element name without its namespace prefix
+ * (Namespaces in XML 1.0 §4: svg:script and html:script are scripts a browser runs).
+ */
+function markupOf(text: string): string {
+  return text
+    .replace(/<!--[\s\S]*?-->|<!\[CDATA\[([\s\S]*?)\]\]>/g, (_m, cdata?: string) =>
+      cdata === undefined ? "" : cdata.replace(/&/g, "&amp;").replace(/</g, "&lt;"),
+    )
+    .replace(/<(\/?)[A-Za-z_][\w.-]*:(?=[A-Za-z_])/g, "<$1");
+}
+
 /**
  * Static checks over SVG text against the SVG Tiny Portable/Secure profile as the BIMI Group publishes it
  * (draft-svg-tiny-ps-abrotman): root svg version="1.2" baseProfile="tiny-ps", a title, a square viewBox,
@@ -51,12 +73,23 @@ export function inspectSvg(text: string, bytes: number): Finding[] {
       ),
     );
   }
-  // Comments say nothing about what the file does: a commented-out <script> is not a script.
-  const body = text.replace(/<!--[\s\S]*?-->/g, "");
-  const root = /<svg\b[^>]*>/i.exec(body)?.[0];
-  if (root === undefined) {
+  const body = markupOf(text);
+  // XML 1.0 §2.8: the document element is the first start tag after the prolog; a tiny-ps <svg> nested in
+  // another root (an XHTML page) is not an SVG document.
+  const root = /<[A-Za-z_][^>]*>/.exec(body.replace(PROLOG_NOISE, ""))?.[0];
+  if (root === undefined || !/^<svg[\s/>]/.test(root)) {
     out.push(f("bimi.svg-not-svg", "High", "The file is not an SVG document.", "Export the logo as SVG (File > Save as SVG), then convert it to SVG Tiny PS."));
     return out;
+  }
+  if (/<!DOCTYPE[^>[]*\[/i.test(body)) {
+    out.push(
+      f(
+        "bimi.svg-dtd",
+        "High",
+        "SVG declares entities or attributes in a DOCTYPE ([...]), which can expand into hidden markup; SVG Tiny PS has no DTD.",
+        "Remove the <!DOCTYPE ...> declaration (and every <!ENTITY> in it).",
+      ),
+    );
   }
   if (attr(root, "version") !== "1.2" || attr(root, "baseProfile") !== "tiny-ps") {
     out.push(
@@ -89,15 +122,19 @@ export function inspectSvg(text: string, bytes: number): Finding[] {
       ),
     );
   }
-  // External references: any href other than a same-document fragment, or <foreignObject>.
-  const hrefs = [...body.matchAll(/\s(?:xlink:)?href\s*=\s*["']([^"']*)["']/gi)].map((m) => m[1] ?? "");
-  if (hrefs.some((h) => !h.startsWith("#")) || /<foreignObject\b/i.test(body)) {
+  // External references: any href (under any namespace prefix: xl:href is xlink:href) or CSS url() other
+  // than a same-document fragment, a CSS @import, a stylesheet processing instruction, or <foreignObject>.
+  // Character references are read as the XML parser reads them: u&#114;l( is url(.
+  const refs = body.replace(/&#(x[0-9a-f]+|[0-9]+);/gi, (_m, n: string) => charOf(n));
+  const hrefs = [...refs.matchAll(/\s(?:[A-Za-z_][\w.-]*:)?href\s*=\s*["']([^"']*)["']/gi)].map((m) => m[1] ?? "");
+  const urls = [...refs.matchAll(/url\(\s*["']?\s*([^"')\s]*)/gi)].map((m) => m[1] ?? "");
+  if ([...hrefs, ...urls].some((h) => !h.startsWith("#")) || /@import\b/i.test(refs) || /<\?xml-stylesheet\b/i.test(body) || /<foreignObject\b/i.test(body)) {
     out.push(
       f(
         "bimi.svg-external-ref",
         "High",
-        "SVG references external content (an href to another file or URL, or <foreignObject>).",
-        'Keep everything inside the file: only href="#id" references to elements of the same SVG are allowed.',
+        "SVG references external content (an href or CSS url() to another file or URL, a stylesheet, or <foreignObject>).",
+        'Keep everything inside the file: only href="#id" and url(#id) references to elements of the same SVG are allowed.',
       ),
     );
   }
@@ -145,7 +182,17 @@ export function inspectSvg(text: string, bytes: number): Finding[] {
         'Add a square viewBox, e.g. viewBox="0 0 512 512".',
       ),
     );
-  } else if (vb.length === 4 && vb.every(Number.isFinite) && vb[2] !== vb[3]) {
+  } else if (vb.length !== 4 || !vb.every(Number.isFinite) || (vb[2] ?? 0) <= 0 || (vb[3] ?? 0) <= 0) {
+    // SVG Tiny 1.2 §7.7: four numbers, min-x min-y width height; a width or height of 0 or less shows nothing.
+    out.push(
+      f(
+        "bimi.svg-viewbox-invalid",
+        "Low",
+        `The root viewBox "${attr(root, "viewBox")?.slice(0, 40)}" is not four numbers with a positive width and height.`,
+        'Give a square viewBox of four numbers, e.g. viewBox="0 0 512 512".',
+      ),
+    );
+  } else if (vb[2] !== vb[3]) {
     out.push(
       f(
         "bimi.svg-not-square",
