@@ -114,6 +114,24 @@ describe("shared DNS answer cache", () => {
     expect(asked(stub, include)).toBe(2);
   });
 
+  it("a NODATA behind a provider's alias is kept for its negative TTL, not the alias's: a new record shows up within 60 s", async () => {
+    const alias = provider();
+    const target = `${unique("host")}.example`;
+    const zone: StubZone = { [alias]: { CNAME: target, ttl: 3600 }, [target]: { A: ["192.0.2.1"], ttl: 3600 } };
+    const stub = installDohStub(zone); // the NODATA for the target carries an SOA with TTL 3600, MINIMUM 60
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const t0 = Date.now();
+    const svc = cachedServices();
+    expect(await lookup(svc, { shared: true }, alias, "TXT")).toMatchObject({ kind: "nodata", chain: [target] });
+    zone[target] = { A: ["192.0.2.1"], TXT: ["v=spf1 ip4:192.0.2.1 -all"], ttl: 3600 };
+    vi.setSystemTime(t0 + 60_000);
+    expect(await lookup(svc, { shared: true }, alias, "TXT"), "RFC 2308 §5: no longer than min(SOA TTL, MINIMUM)").toMatchObject({
+      kind: "records",
+      records: ["v=spf1 ip4:192.0.2.1 -all"],
+    });
+    expect(asked(stub, alias)).toBe(2);
+  });
+
   it("an entry stored by a clock ahead of this one, or expired, is a miss", async () => {
     const include = provider();
     const stub = installDohStub({ [include]: { TXT: ["v=spf1 -all"], ttl: 300 } });

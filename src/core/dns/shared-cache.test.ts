@@ -81,6 +81,28 @@ describe("cacheableTtl", () => {
     expect(cacheableTtl(exchange({ rcode: RCODE.NXDOMAIN, authority: [soa(3600, 3600)] })), "service cap").toBe(MAX_NEGATIVE_TTL);
   });
 
+  it("keeps a NODATA or NXDOMAIN reached through a CNAME no longer than its negative TTL nor the alias's TTL (RFC 2308 §5)", () => {
+    // What a recursive resolver answers when the alias exists but its target has no TXT (NODATA) or
+    // does not exist (NXDOMAIN, RFC 6604 §2): the CNAME in the answer, the target zone's SOA in the authority.
+    const alias = (ttl: number): ResourceRecord => ({
+      name: Q.name,
+      type: TYPE.CNAME,
+      class: CLASS_IN,
+      ttl,
+      data: { kind: "CNAME", target: "spf.host.example" },
+    });
+    const nodata = exchange({ answer: [alias(3600)], authority: [soa(3600, 45)] });
+    expect(nodata.kind, "an answer section that holds only the alias").toBe("records");
+    expect(cacheableTtl(nodata), "NODATA at the target: the negative TTL, not the alias's hour").toBe(45);
+    expect(cacheableTtl(exchange({ answer: [alias(3600)], authority: [soa(3600, 3600)] })), "service cap").toBe(MAX_NEGATIVE_TTL);
+    expect(cacheableTtl(exchange({ rcode: RCODE.NXDOMAIN, answer: [alias(40)], authority: [soa(3600, 3600)] })), "NXDOMAIN: the alias's shorter TTL").toBe(40);
+    // Without an SOA the server did not chase the alias: the answer is the alias alone, true for its own
+    // TTL (the resolver asks for the target itself).
+    expect(cacheableTtl(exchange({ answer: [alias(600)] }))).toBe(600);
+    // The type asked for is there: a positive answer, whatever else the authority section holds.
+    expect(cacheableTtl(exchange({ answer: [alias(600), { ...txt(300), name: "spf.host.example" }], authority: [soa(3600, 45)] }))).toBe(300);
+  });
+
   it("never keeps a negative answer without an SOA (RFC 2308 §5)", () => {
     expect(cacheableTtl(exchange({ rcode: RCODE.NXDOMAIN }))).toBe(0);
     expect(cacheableTtl(exchange({}))).toBe(0);

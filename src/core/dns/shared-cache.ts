@@ -4,7 +4,7 @@
 // src/services/dns-cache.ts. No I/O here.
 import { negativeTtl, positiveTtl } from "./answer";
 import type { Exchange } from "./doh-client";
-import { type DnsMessage, decodeResponse, encodeResponse, RCODE, type TypeName } from "./wire";
+import { type DnsMessage, decodeResponse, encodeResponse, RCODE, TYPE, type TypeName } from "./wire";
 
 /** Where kept answers live. A failing store is a miss, never a failed lookup (DohResolver).
  *  `storedAt` (ms) is stamped by the resolver's own clock, the one that later ages the entry, so a
@@ -35,15 +35,27 @@ export function sharedCacheKey(name: string, type: TypeName, bits: { ad: boolean
 /**
  * How long an exchange may be kept, in seconds; 0 = not kept. Records: the smallest TTL of the
  * answer section (positiveTtl). NODATA and NXDOMAIN: min(SOA TTL, SOA MINIMUM) (RFC 2308 §5), capped
- * at MAX_NEGATIVE_TTL (negativeTtl); without an SOA they are not cached (RFC 2308 §5). Failures
+ * at MAX_NEGATIVE_TTL (negativeTtl), and no longer than an alias they were reached through (D276);
+ * without an SOA they are not cached (RFC 2308 §5). Failures
  * (SERVFAIL, timeouts, malformed answers: temperror) and truncated answers (RFC 2181 §9) never.
  * Below the floor: not kept; above the ceiling: kept for the ceiling.
  */
 export function cacheableTtl(ex: Exchange): number {
   if (ex.kind === "temperror" || ex.message.header.flags.tc) return 0;
-  const ttl = ex.kind === "records" ? positiveTtl(ex.message) : negativeTtl(ex.message);
+  const ttl = endsNegative(ex) ? Math.min(positiveTtl(ex.message), negativeTtl(ex.message)) : positiveTtl(ex.message);
   if (!Number.isFinite(ttl) || ttl < SHARED_TTL_FLOOR) return 0;
   return Math.min(ttl, SHARED_TTL_CEILING);
+}
+
+/** Whether the answer is negative in the end: NODATA, NXDOMAIN, or an alias chain whose target has
+ *  no record of the type asked, which a resolver proves with the target zone's SOA (RFC 2308 §2.2;
+ *  RFC 6604 §2 for NXDOMAIN). Such an answer lives no longer than its negative TTL nor any alias on
+ *  the way (RFC 2308 §5). Without an SOA the server did not chase the alias: the answer is the alias,
+ *  true for its own TTL, and the resolver asks for the target itself. */
+function endsNegative(ex: Exclude<Exchange, { kind: "temperror" }>): boolean {
+  if (ex.kind !== "records") return true;
+  const asked = ex.message.question[0]?.type;
+  return !ex.message.answer.some((r) => r.type === asked) && ex.message.authority.some((r) => r.type === TYPE.SOA);
 }
 
 /** The bytes kept for an exchange: header flags (AD among them), question, answer and authority
