@@ -132,6 +132,20 @@ describe("shared DNS answer cache", () => {
     expect(asked(stub, alias)).toBe(2);
   });
 
+  it("a subdomain's check reads the policy it inherits fresh: the DMARC record of the domain above it bypasses the cache", async () => {
+    const org = `${unique("org")}.example`;
+    const sub = `mail.${org}`;
+    const zone: StubZone = { [`_dmarc.${org}`]: { TXT: ["v=DMARC1; p=none"] } };
+    const stub = installDohStub(zone);
+    const svc = cachedServices();
+    expect(await lookup(svc, { shared: true, ownZone: sub }, `_dmarc.${org}`, "TXT")).toMatchObject({ records: ["v=DMARC1; p=none"] });
+    zone[`_dmarc.${org}`] = { TXT: ["v=DMARC1; p=reject"] };
+    expect(await lookup(svc, { shared: true, ownZone: sub }, `_dmarc.${org}`, "TXT"), "the owner's edit, seen at once").toMatchObject({
+      records: ["v=DMARC1; p=reject"],
+    });
+    expect(asked(stub, `_dmarc.${org}`)).toBe(2);
+  });
+
   it("an entry stored by a clock ahead of this one, or expired, is a miss", async () => {
     const include = provider();
     const stub = installDohStub({ [include]: { TXT: ["v=spf1 -all"], ttl: 300 } });

@@ -173,4 +173,22 @@ describe("ownZoneBypass", () => {
     expect(bypass("notacme.example")).toBe(false);
     expect(bypass("_spf.provider.example")).toBe(false);
   });
+
+  it("covers the policy records a subdomain's check reads above it: DMARC's tree walk and BIMI's fallback", () => {
+    // RFC 9989 §4.10: a subdomain without its own record takes the policy at _dmarc.<ancestor>, and BIMI
+    // falls back to <selector>._bimi.<organizational domain>; the check reports and compares those.
+    const bypass = ownZoneBypass("mail.eu.acme.example");
+    expect(bypass("_dmarc.eu.acme.example")).toBe(true);
+    expect(bypass("_dmarc.acme.example")).toBe(true);
+    expect(bypass("default._bimi.acme.example")).toBe(true);
+    expect(bypass("brand._bimi.eu.acme.example")).toBe(true);
+    // A top-level domain's record (a public suffix's, RFC 9989 psd=y) is the registry's, shared by every
+    // domain under it, and no edit of the owner's.
+    expect(bypass("_dmarc.example")).toBe(false);
+    // Only the walk's own names: not other names of the ancestors, nor a sibling's records.
+    expect(bypass("acme.example")).toBe(false);
+    expect(bypass("_spf.acme.example")).toBe(false);
+    expect(bypass("_dmarc.other.acme.example")).toBe(false);
+    expect(bypass("x.default._bimi.acme.example")).toBe(false);
+  });
 });

@@ -98,11 +98,20 @@ function kindOf(message: DnsMessage): Exchange {
   return message.answer.length > 0 ? { kind: "records", message } : { kind: "nodata", message };
 }
 
-/** The bypass for a domain's own names: the zone itself and every name under it (D196). */
+/** The bypass for a domain's own names: the zone itself and every name under it (D196), and the
+ *  policy records it inherits from the domains above it, which its check reads and compares too
+ *  (D275): `_dmarc.<ancestor>` (RFC 9989 §4.10 tree walk) and `<selector>._bimi.<ancestor>` (BIMI's
+ *  fallback to the organizational domain). Ancestors of one label are top-level domains: their
+ *  `_dmarc` record is a registry's (a public suffix's), shared by every domain under it, and kept. */
 export function ownZoneBypass(zone: string): (name: string) => boolean {
   const own = zone.toLowerCase().replace(/\.$/, "");
+  const labels = own.split(".");
+  const above = new Set(labels.slice(1, -1).map((_, i) => labels.slice(i + 1).join(".")));
   return (name) => {
     const n = name.toLowerCase().replace(/\.$/, "");
-    return n === own || n.endsWith(`.${own}`);
+    if (n === own || n.endsWith(`.${own}`)) return true;
+    if (n.startsWith("_dmarc.")) return above.has(n.slice("_dmarc.".length));
+    const bimi = /^[^.]+\._bimi\.(.+)$/.exec(n);
+    return bimi !== null && above.has(bimi[1] ?? "");
   };
 }
