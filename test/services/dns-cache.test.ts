@@ -146,6 +146,16 @@ describe("shared DNS answer cache", () => {
     expect(asked(stub, `_dmarc.${org}`)).toBe(2);
   });
 
+  it("deployments with other DoH endpoints on the same cache share nothing", async () => {
+    const include = provider();
+    const stub = installDohStub({ [include]: { TXT: ["v=spf1 -all"] } });
+    const cache = edgeDnsCache();
+    const staging = createServices({ ...env, DOH_RESOLVERS: "https://doh.staging.test/dns-query" }, { dnsCache: cache });
+    await lookup(staging, { shared: true }, include, "TXT");
+    await lookup(cachedServices(undefined, cache), { shared: true }, include, "TXT");
+    expect(stub.queries.filter((q) => q.name === include).map((q) => new URL(q.endpoint).host)).toEqual(["doh.staging.test", "doh.test"]);
+  });
+
   it("an entry stored by a clock ahead of this one, or expired, is a miss", async () => {
     const include = provider();
     const stub = installDohStub({ [include]: { TXT: ["v=spf1 -all"], ttl: 300 } });

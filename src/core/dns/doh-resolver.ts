@@ -158,7 +158,7 @@ export class DohResolver implements Resolver {
   private async sharedOrNetwork(name: string, type: RecordType, priority: QueryPriority): Promise<Settled | Failed> {
     const shared = this.shared && !this.shared.bypass?.(name) ? this.shared.cache : null;
     if (!shared) return this.fallback(name, type, priority);
-    const key = sharedCacheKey(name, type);
+    const key = sharedCacheKey(name, type, { ad: true }, this.order);
     // Cache API calls hold one of the Worker's 6 connections as a fetch does, so they take a slot of
     // the resolver's queue too (D63): the read at the lookup's priority, the write as a leaf.
     const kept = await this.limiter.run(priority, () => shared.get(key)).catch((e: unknown) => this.sharedError("read", e));

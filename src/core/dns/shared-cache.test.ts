@@ -47,16 +47,32 @@ function kept(ex: Exchange): Uint8Array {
 
 describe("sharedCacheKey", () => {
   it("is one key per (name, type, DNSSEC bits asked), under a reserved host", () => {
-    const key = sharedCacheKey("_spf.provider.example", "TXT");
-    expect(key).toBe("https://dns-cache.invalid/v1/TXT/_spf.provider.example?ad=1");
+    const via = ["https://doh.example/dns-query"];
+    const key = sharedCacheKey("_spf.provider.example", "TXT", { ad: true }, via);
+    expect(key).toBe("https://dns-cache.invalid/v1/TXT/_spf.provider.example?ad=1&via=https%3A%2F%2Fdoh.example%2Fdns-query");
     expect(new URL(key).hostname.endsWith(".invalid"), "RFC 6761 §6.4: never a real host").toBe(true);
-    expect(sharedCacheKey("_spf.provider.example", "A")).not.toBe(key);
-    expect(sharedCacheKey("_spf.provider.example", "TXT", { ad: false })).not.toBe(key);
+    expect(sharedCacheKey("_spf.provider.example", "A", { ad: true }, via)).not.toBe(key);
+    expect(sharedCacheKey("_spf.provider.example", "TXT", { ad: false }, via)).not.toBe(key);
+  });
+
+  it("names the DoH endpoints that answered, so deployments with other upstreams never share an entry", () => {
+    // caches.default is one per zone: a staging Worker on the same zone, pointed at a test or filtering
+    // resolver (DOH_RESOLVERS), must not serve its answers to production's checks, nor the reverse.
+    const prod = ["https://cloudflare-dns.com/dns-query", "https://dns.google/dns-query"];
+    const key = sharedCacheKey("_spf.provider.example", "TXT", { ad: true }, prod);
+    expect(key).not.toBe(sharedCacheKey("_spf.provider.example", "TXT", { ad: true }, ["https://doh.staging.test/dns-query"]));
+    expect(key).not.toBe(sharedCacheKey("_spf.provider.example", "TXT", { ad: true }, prod.slice(0, 1)));
+    expect(key, "the order they are tried in does not change the answers").toBe(
+      sharedCacheKey("_spf.provider.example", "TXT", { ad: true }, [...prod].reverse()),
+    );
+    expect(new URL(key).hostname).toBe("dns-cache.invalid");
+    expect(new URL(key).searchParams.get("ad")).toBe("1");
   });
 
   it("escapes octets a presentation name may hold, so two names never share a key", () => {
-    expect(sharedCacheKey("a\\032b.example", "TXT")).not.toBe(sharedCacheKey("a.b.example", "TXT"));
-    expect(sharedCacheKey("x/y?.example", "TXT")).toBe("https://dns-cache.invalid/v1/TXT/x%2Fy%3F.example?ad=1");
+    const via = ["https://doh.example/dns-query"];
+    expect(sharedCacheKey("a\\032b.example", "TXT", { ad: true }, via)).not.toBe(sharedCacheKey("a.b.example", "TXT", { ad: true }, via));
+    expect(sharedCacheKey("x/y?.example", "TXT", { ad: true }, via)).toMatch(/^https:\/\/dns-cache\.invalid\/v1\/TXT\/x%2Fy%3F\.example\?ad=1&/);
   });
 });
 

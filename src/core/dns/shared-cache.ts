@@ -26,10 +26,14 @@ export const SHARED_TTL_CEILING = 3600;
  * (wire.ts encodeQuery), so "ad=1" is the only variant today; it is in the key so that a query
  * asking other bits can never be served an answer to a different question (RFC 6840 §5.7).
  * `name` is the canonical presentation form the resolver uses (lower case, no trailing dot).
+ * `endpoints`: the DoH endpoints that answer (in any order). caches.default is one per zone, so
+ * another deployment of the service on the same zone (a staging Worker on a test or filtering
+ * resolver) must never serve its answers here, nor read ours (D277).
  * The host is a reserved name (RFC 6761 §6.4) so the key can never be a real URL.
  */
-export function sharedCacheKey(name: string, type: TypeName, bits: { ad: boolean } = { ad: true }): string {
-  return `https://dns-cache.invalid/v1/${type}/${encodeURIComponent(name)}?ad=${bits.ad ? 1 : 0}`;
+export function sharedCacheKey(name: string, type: TypeName, bits: { ad: boolean }, endpoints: readonly string[]): string {
+  const via = encodeURIComponent([...endpoints].sort().join(" "));
+  return `https://dns-cache.invalid/v1/${type}/${encodeURIComponent(name)}?ad=${bits.ad ? 1 : 0}&via=${via}`;
 }
 
 /**
