@@ -146,6 +146,22 @@ describe("shared DNS answer cache", () => {
     expect(asked(stub, `_dmarc.${org}`)).toBe(2);
   });
 
+  it("an alias chain that starts at the domain's own name is the domain's record: its targets bypass the cache too", async () => {
+    // A DMARC record hosted by a provider behind a CNAME, through an upstream that does not chase aliases
+    // (the resolver asks for the target itself): the owner edits it at the provider and checks again.
+    const own = `${unique("own")}.example`;
+    const hosted = `${own}._dmarc.${unique("dmarc-host")}.example`;
+    const zone: StubZone = { [`_dmarc.${own}`]: { CNAME: hosted }, [hosted]: { TXT: ["v=DMARC1; p=none"] } };
+    const stub = installDohStub(zone, { followCnames: false });
+    const svc = cachedServices();
+    expect(await lookup(svc, { shared: true, ownZone: own }, `_dmarc.${own}`, "TXT")).toMatchObject({ records: ["v=DMARC1; p=none"], chain: [hosted] });
+    zone[hosted] = { TXT: ["v=DMARC1; p=reject"] };
+    expect(await lookup(svc, { shared: true, ownZone: own }, `_dmarc.${own}`, "TXT"), "the edit at the provider, seen at once").toMatchObject({
+      records: ["v=DMARC1; p=reject"],
+    });
+    expect(asked(stub, hosted)).toBe(2);
+  });
+
   it("deployments with other DoH endpoints on the same cache share nothing", async () => {
     const include = provider();
     const stub = installDohStub({ [include]: { TXT: ["v=spf1 -all"] } });

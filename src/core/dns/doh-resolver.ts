@@ -104,9 +104,12 @@ export class DohResolver implements Resolver {
     let chainTtl = Number.POSITIVE_INFINITY;
     // Authenticated only when every answer followed was (RFC 6840 §5.7): one unsigned hop proves nothing.
     let ad = true;
+    // A chain that starts at a name that bypasses the shared cache is that name's record wherever it
+    // points (a DMARC or DKIM record hosted behind a CNAME): its targets bypass it too (D275).
+    const fresh = this.shared?.bypass?.(current) ?? false;
     seen.add(current);
     for (;;) {
-      const ex = await this.exchange(current, type, priority);
+      const ex = await this.exchange(current, type, priority, fresh);
       if (ex.kind === "temperror") return { kind: "temperror", reason: ex.reason };
       ad &&= ex.message.header.flags.ad;
       const authenticated = ad ? { authenticated: true } : {};
@@ -135,13 +138,14 @@ export class DohResolver implements Resolver {
   }
 
   /** One answer for (name, type): from the cache, from a request already in flight, or fresh. */
-  private exchange(name: string, type: RecordType, priority: QueryPriority): Promise<Settled | Failed> {
-    const key = `${name} ${type}`;
+  private exchange(name: string, type: RecordType, priority: QueryPriority, fresh: boolean): Promise<Settled | Failed> {
+    // An answer read from the shared cache never stands in for one that must be fresh.
+    const key = `${name} ${type}${fresh ? " fresh" : ""}`;
     const hit = this.cache.get(key);
     if (hit && hit.expires > this.now()) return Promise.resolve(hit.value);
     const pending = this.inflight.get(key);
     if (pending) return pending;
-    const started = this.sharedOrNetwork(name, type, priority).then((ex) => {
+    const started = this.sharedOrNetwork(name, type, priority, fresh).then((ex) => {
       this.inflight.delete(key);
       if (ex.kind !== "temperror") {
         const ttl = ex.kind === "records" ? positiveTtl(ex.message) : negativeTtl(ex.message);
@@ -153,10 +157,11 @@ export class DohResolver implements Resolver {
     return started;
   }
 
-  /** The shared cache first (unless the name bypasses it), then the network; a definitive network
-   *  answer is stored for what is left of its TTL (D196). A failing store is a miss, never a failure. */
-  private async sharedOrNetwork(name: string, type: RecordType, priority: QueryPriority): Promise<Settled | Failed> {
-    const shared = this.shared && !this.shared.bypass?.(name) ? this.shared.cache : null;
+  /** The shared cache first (unless the name or the chain it is on bypasses it), then the network; a
+   *  definitive network answer is stored for what is left of its TTL (D196). A failing store is a miss,
+   *  never a failure. */
+  private async sharedOrNetwork(name: string, type: RecordType, priority: QueryPriority, fresh: boolean): Promise<Settled | Failed> {
+    const shared = this.shared && !fresh && !this.shared.bypass?.(name) ? this.shared.cache : null;
     if (!shared) return this.fallback(name, type, priority);
     const key = sharedCacheKey(name, type, { ad: true }, this.order);
     // Cache API calls hold one of the Worker's 6 connections as a fetch does, so they take a slot of
