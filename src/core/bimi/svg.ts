@@ -188,7 +188,8 @@ export function inspectSvg(text: string, bytes: number): Finding[] {
       f(
         "bimi.svg-viewbox-invalid",
         "Low",
-        `The root viewBox "${attr(root, "viewBox")?.slice(0, 40)}" is not four numbers with a positive width and height.`,
+        // The value is not quoted back: posture findings reach agents, and this text is the logo owner's.
+        "The root viewBox is not four numbers with a positive width and height.",
         'Give a square viewBox of four numbers, e.g. viewBox="0 0 512 512".',
       ),
     );
