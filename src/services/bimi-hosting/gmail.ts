@@ -30,10 +30,22 @@ export interface DmarcFacts {
   testing: boolean;
 }
 
+/** The Organizational Domain's own DMARC policy (`host`: `_dmarc.<org>`); null policy: no record or none applies. */
+export interface OrgDmarcFacts {
+  host: string;
+  policy: "none" | "quarantine" | "reject" | null;
+  testing: boolean;
+}
+
 export interface ReadinessFacts {
   domain: string;
   selector: string;
   dmarc: DmarcFacts | null;
+  /**
+   * When `dmarc` is a subdomain's own record, the Organizational Domain's policy, which must enforce too
+   * (null: it could not be read); undefined when `dmarc` already is the Organizational Domain's.
+   */
+  orgDmarc?: OrgDmarcFacts | null;
   /**
    * The BIMI record DNS answers now (null: the lookup failed); `logo`/`authority`: its l= and a=; `host`: where
    * it was found, the Organizational Domain's name when the domain has none (`fromOrgDomain`).
@@ -92,6 +104,29 @@ function dmarcRows(f: ReadinessFacts): GmailRequirement[] {
                 : `${d.host} applies p=${d.policy}; Gmail shows logos only at quarantine or reject.`,
           `Publish p=quarantine or p=reject at ${d.host} (without t=y or sp=none) once the DMARC reports show all your mail passing.`,
         );
+  return [orgEnforcement(f, enforcement), dmarcPctRow(d, pctLabel)];
+}
+
+/**
+ * A subdomain's own enforcing record is not enough: the BIMI draft (§7.1 "DMARC policy") and Mail::BIMI also
+ * require enforcement at the Organizational Domain, which the subdomain's record does not show.
+ */
+function orgEnforcement(f: ReadinessFacts, own: GmailRequirement): GmailRequirement {
+  const o = f.orgDmarc;
+  if (own.state !== "met" || o === undefined) return own;
+  if (o === null)
+    return row(own.id, own.label, "cannot_tell", `${own.detail} The Organizational Domain's DMARC record could not be read just now; reload to try again.`);
+  if ((o.policy === "quarantine" || o.policy === "reject") && !o.testing) return { ...own, detail: `${own.detail} ${o.host} applies p=${o.policy}.` };
+  return row(
+    own.id,
+    own.label,
+    "not_met",
+    `${own.detail} But the Organizational Domain is not at enforcement: ${o.policy === null ? `no DMARC policy applies at ${o.host}` : `${o.host} applies p=${o.policy}${o.testing ? " in testing mode (t=y)" : ""}`}.`,
+    `Publish p=quarantine or p=reject at ${o.host} too (without t=y), once its DMARC reports show all its mail passing.`,
+  );
+}
+
+function dmarcPctRow(d: DmarcFacts, pctLabel: string): GmailRequirement {
   const pctOk = d.pct === null || d.pct === 100;
   const pct = pctOk
     ? row("dmarc_pct", pctLabel, "met", d.pct === null ? "No pct tag: the policy applies to all mail." : "pct=100.")
@@ -102,7 +137,7 @@ function dmarcRows(f: ReadinessFacts): GmailRequirement[] {
         `pct=${d.pct}: the policy applies to only part of the mail.`,
         `Remove pct from the record at ${d.host} (or set pct=100).`,
       );
-  return [enforcement, pct];
+  return pct;
 }
 
 function certificateRows(f: ReadinessFacts): GmailRequirement[] {

@@ -2,6 +2,7 @@
 // answers for it now, the stored validation report and the Gmail answer. Does I/O (D1, the domain's object, DNS).
 import { isBimiCandidate, parseBimiRecord } from "../../core/bimi/record";
 import { treeWalkOrgDomain } from "../../core/dmarc/align";
+import { fetchDmarc } from "../../core/dmarc/discover";
 import type { Resolver } from "../../core/dns/types";
 import type { StoredPosture } from "../../core/posture/stored";
 import { iso } from "../../lib/time";
@@ -9,7 +10,7 @@ import type { Services } from "../../services";
 import type { ServiceContext } from "../context";
 import { latestPosture } from "../domains/domain-detail";
 import { getDomainInTeam } from "../domains/get-domain";
-import { type DmarcFacts, type GmailReadiness, gmailReadiness } from "./gmail";
+import { type DmarcFacts, type GmailReadiness, gmailReadiness, type OrgDmarcFacts } from "./gmail";
 import { findHosted, type HostedBimiRow, normalizeSelector } from "./row";
 import { parseValidation, type StoredValidation } from "./validation";
 
@@ -107,6 +108,23 @@ async function liveRecord(svc: Services, name: string, selector: string): Promis
   return fallback.status === "missing" ? own : fallback;
 }
 
+/**
+ * The Organizational Domain's policy when the domain's DMARC facts come from a record of its own (a live
+ * lookup, as the published BIMI record is): undefined when the facts already are the Organizational
+ * Domain's or unknown, null when DNS fails.
+ */
+async function orgDmarcOf(svc: Services, name: string, dmarc: DmarcFacts | null): Promise<OrgDmarcFacts | null | undefined> {
+  if (dmarc === null) return undefined;
+  const resolver = svc.createResolver();
+  const org = await treeWalkOrgDomain(resolver)(name);
+  if (org === null) return null;
+  if (org === name || dmarc.host === `_dmarc.${org}`) return undefined;
+  const got = await fetchDmarc(org, resolver);
+  if (got.kind === "temperror") return null;
+  const applies = got.kind === "record" && got.parsed.policyApplies;
+  return { host: got.name, policy: applies ? got.parsed.effective.p : null, testing: got.kind === "record" && got.parsed.t };
+}
+
 /** The view of a row (or of nothing hosted yet) for a domain already read in the caller's team. */
 export async function viewOf(
   svc: Services,
@@ -118,6 +136,8 @@ export async function viewOf(
   const urls = hostedUrls(origin, domain.name, selector);
   const validation = parseValidation(row?.validation ?? null);
   const [posture, published] = await Promise.all([latestPosture(svc, domain), liveRecord(svc, domain.name, selector)]);
+  const dmarc = dmarcFacts(posture);
+  const orgDmarc = await orgDmarcOf(svc, domain.name, dmarc);
   const hasCertificate = row?.certificatePem != null;
   return {
     domain: { id: domain.id, name: domain.name, verified: domain.verified },
@@ -143,7 +163,8 @@ export async function viewOf(
     gmail: gmailReadiness({
       domain: domain.name,
       selector,
-      dmarc: dmarcFacts(posture),
+      dmarc,
+      orgDmarc,
       published:
         published.status === "temperror"
           ? null
