@@ -1,5 +1,5 @@
 // Tests of DohResolver against the RFC 8484 stub: fallback, verdicts, de-duplication, cache, CNAMEs.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { type DohStub, type DohStubOptions, installDohStub, type StubFault, type StubZone } from "../../../test/support/doh-stub";
 import { DohResolver, globalFetch, parseResolverList } from "./doh-resolver";
 import { CAPTURED_CNAME_A, DKIM_KEY } from "../../../test/fixtures/dns";
@@ -134,6 +134,18 @@ describe("failures", () => {
     const { resolver } = setup();
     expect((await resolver.query(`${"x".repeat(70)}.example.com`, "A")).kind).toBe("temperror");
     expect(resolver.queriesSent).toBe(0);
+  });
+
+  it("a shared cache that never answers is a miss after the request timeout, not a lookup that never ends", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const never = () => new Promise<never>(() => undefined);
+    const { resolver, stub } = setup({}, { shared: { cache: { get: never, put: never } } });
+    const within = <T>(p: Promise<T>) => Promise.race([p, new Promise<"hung">((resolve) => setTimeout(() => resolve("hung"), 1000))]);
+    expect(await within(resolver.query("example.com", "A"))).toMatchObject({ kind: "records", records: ["192.0.2.1"] });
+    expect(await within(resolver.settled()), "the write that never ends is given up too").toBeUndefined();
+    expect(stub.queries).toHaveLength(1);
+    expect(warn).toHaveBeenCalledTimes(1);
+    warn.mockRestore();
   });
 
   it("a failure while chasing a CNAME is a temperror, not nodata", async () => {

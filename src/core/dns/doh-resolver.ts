@@ -166,7 +166,7 @@ export class DohResolver implements Resolver {
     const key = sharedCacheKey(name, type, { ad: true }, this.order);
     // Cache API calls hold one of the Worker's 6 connections as a fetch does, so they take a slot of
     // the resolver's queue too (D63): the read at the lookup's priority, the write as a leaf.
-    const kept = await this.limiter.run(priority, () => shared.get(key)).catch((e: unknown) => this.sharedError("read", e));
+    const kept = await this.limiter.run(priority, () => this.bounded(shared.get(key))).catch((e: unknown) => this.sharedError("read", e));
     if (kept) {
       const aged = ageMessage(kept.bytes, kept.storedAt, this.now());
       // Checked like a network answer: an entry for another question (a collision, a corrupt
@@ -184,12 +184,22 @@ export class DohResolver implements Resolver {
       // Not awaited: the answer is not held back by the write; settled() waits for the writes.
       const storedAt = this.now();
       const put = this.limiter
-        .run("leaf", () => shared.put(key, bytes, ttl, storedAt))
+        .run("leaf", () => this.bounded(shared.put(key, bytes, ttl, storedAt)))
         .catch((e: unknown) => void this.sharedError("write", e))
         .finally(() => this.puts.delete(put));
       this.puts.add(put);
     }
     return ex;
+  }
+
+  /** A cache call gets no longer than a DoH request (timeoutMs): one that never settles would hold a
+   *  slot of the queue and the lookup (or settled()) for good; given up, it is a failing cache, a miss. */
+  private bounded<T>(call: Promise<T>): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    });
+    return Promise.race([call, late]).finally(() => clearTimeout(timer));
   }
 
   private sharedError(what: string, e: unknown): null {
