@@ -44,6 +44,8 @@ describe("get_bimi_hosting", () => {
     expect(data.gmail.requirements.find((r) => r.id === "logo_matches_certificate")?.state).toBe("met");
     const text = result.content[0];
     expect(text?.type === "text" ? text.text : "").toMatch(/validation\.certificate\.subject.*untrusted/);
+    // The check messages and the Gmail rows quote the certificate's fields (its mark type, organization, issuer).
+    expect(text?.type === "text" ? text.text : "").toMatch(/validation\.certificate\.checks.*gmail\.requirements.*gmail\.summary.*untrusted/);
   });
 
   it("another team's domain is not found, and nothing hosted is hosted=false", async () => {

@@ -16,7 +16,16 @@ export const bimiHostingTools = [
       selector: z.string().max(63).optional().describe('The BIMI selector (default "default").'),
     }),
     effect: "read",
-    untrusted: ["validation.certificate.subject", "validation.certificate.issuer", "validation.certificate.sans", "published.record"],
+    // The check messages and the Gmail rows quote the certificate's own fields (mark type, organization, issuer).
+    untrusted: [
+      "validation.certificate.subject",
+      "validation.certificate.issuer",
+      "validation.certificate.sans",
+      "validation.certificate.checks",
+      "gmail.requirements",
+      "gmail.summary",
+      "published.record",
+    ],
     run: async ({ svc, ctx }, { domain_id, selector }) => ({
       data: await getBimiHosting(svc, ctx, domain_id, { selector, origin: svc.config.siteUrl?.replace(/\/+$/, "") ?? null }),
     }),
