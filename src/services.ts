@@ -59,7 +59,7 @@ export function createServices(env: Env, overrides: Partial<Services> = {}): Ser
     },
     enqueue: queueProducer(env),
     fetch: globalFetch,
-    dnsCache: config.dnsSharedCache ? edgeDnsCache() : null,
+    dnsCache: config.dnsSharedCache ? edgeDnsCache(config.siteUrl) : null,
     createResolver: (opts = {}) => {
       // The final object's cache and clock, so that an override of either applies here too; the
       // clock that stamps a shared answer is the one that ages it.

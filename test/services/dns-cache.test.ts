@@ -172,6 +172,25 @@ describe("shared DNS answer cache", () => {
     expect(stub.queries.filter((q) => q.name === include).map((q) => new URL(q.endpoint).host)).toEqual(["doh.staging.test", "doh.test"]);
   });
 
+  it("keys sit on the deployment's own origin (SITE_URL), never on a host the Cache API would look up in DNS", async () => {
+    const include = provider();
+    const stub = installDohStub({ [include]: { TXT: ["v=spf1 -all"] } });
+    const match = vi.spyOn(caches.default, "match");
+    const put = vi.spyOn(caches.default, "put");
+    const svc = createServices({ ...env, DNS_SHARED_CACHE: "true", SITE_URL: "https://monitor.example.com/" });
+    await lookup(svc, { shared: true }, include, "TXT");
+    await lookup(svc, { shared: true }, include, "TXT");
+    const keys = [...match.mock.calls, ...put.mock.calls].map(([k]) => new URL(k instanceof Request ? k.url : String(k)));
+    expect(keys.length).toBeGreaterThanOrEqual(3);
+    for (const k of keys) {
+      expect(k.origin).toBe("https://monitor.example.com");
+      expect(k.pathname.startsWith(`/_dns-cache/v1/TXT/`), k.pathname).toBe(true);
+    }
+    expect(asked(stub, include), "still one cache").toBe(1);
+    match.mockRestore();
+    put.mockRestore();
+  });
+
   it("an entry stored by a clock ahead of this one, or expired, is a miss", async () => {
     const include = provider();
     const stub = installDohStub({ [include]: { TXT: ["v=spf1 -all"], ttl: 300 } });
