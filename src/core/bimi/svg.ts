@@ -42,18 +42,19 @@ const charOf = (n: string): string => {
 };
 
 /**
- * The markup of an SVG as an XML parser reads it, for the checks below: comments dropped and CDATA sections
- * made text, in one pass from the left (XML 1.0 §2.5, §2.7: "<!--" inside CDATA is text and "]]>" inside a
- * comment is text, so neither hides what follows), and every element name without its namespace prefix
- * (Namespaces in XML 1.0 §4: svg:script and html:script are scripts a browser runs).
+ * The text as an XML parser reads its markup: comments dropped and CDATA sections made text, in one pass
+ * from the left (XML 1.0 §2.5, §2.7: "<!--" inside CDATA is text and "]]>" inside a comment is text, so
+ * neither hides what follows).
  */
-function markupOf(text: string): string {
-  return text
-    .replace(/<!--[\s\S]*?-->|<!\[CDATA\[([\s\S]*?)\]\]>/g, (_m, cdata?: string) =>
-      cdata === undefined ? "" : cdata.replace(/&/g, "&amp;").replace(/</g, "&lt;"),
-    )
-    .replace(/<(\/?)[A-Za-z_][\w.-]*:(?=[A-Za-z_])/g, "<$1");
-}
+const withoutCommentsOrCdata = (text: string): string =>
+  text.replace(/<!--[\s\S]*?-->|<!\[CDATA\[([\s\S]*?)\]\]>/g, (_m, cdata?: string) =>
+    cdata === undefined ? "" : cdata.replace(/&/g, "&amp;").replace(/</g, "&lt;"),
+  );
+
+/** Every element name without its namespace prefix (Namespaces in XML 1.0 §4: svg:script and html:script are scripts a browser runs). */
+const withoutPrefixes = (markup: string): string => markup.replace(/<(\/?)[A-Za-z_][\w.-]*:(?=[A-Za-z_])/g, "<$1");
+
+const SVG_NS = "http://www.w3.org/2000/svg";
 
 /**
  * Static checks over SVG text against the SVG Tiny Portable/Secure profile as the BIMI Group publishes it
@@ -73,13 +74,27 @@ export function inspectSvg(text: string, bytes: number): Finding[] {
       ),
     );
   }
-  const body = markupOf(text);
+  const plain = withoutCommentsOrCdata(text);
+  const body = withoutPrefixes(plain);
   // XML 1.0 §2.8: the document element is the first start tag after the prolog; a tiny-ps <svg> nested in
   // another root (an XHTML page) is not an SVG document.
-  const root = /<[A-Za-z_][^>]*>/.exec(body.replace(PROLOG_NOISE, ""))?.[0];
-  if (root === undefined || !/^<svg[\s/>]/.test(root)) {
+  const root = /<[A-Za-z_][^>]*>/.exec(plain.replace(PROLOG_NOISE, ""))?.[0];
+  const rootName = root === undefined ? null : /^<(?:([A-Za-z_][\w.-]*):)?svg[\s/>]/.exec(root);
+  if (root === undefined || rootName === null) {
     out.push(f("bimi.svg-not-svg", "High", "The file is not an SVG document.", "Export the logo as SVG (File > Save as SVG), then convert it to SVG Tiny PS."));
     return out;
+  }
+  // Namespaces in XML 1.0 §6.2: an <svg> root outside the SVG namespace (none, or XHTML's) is not SVG, and
+  // what it holds (an <iframe>) is another language's markup.
+  if (attr(root, rootName[1] ? `xmlns:${rootName[1]}` : "xmlns") !== SVG_NS) {
+    out.push(
+      f(
+        "bimi.svg-namespace",
+        "High",
+        `The root <svg> is not in the SVG namespace (${SVG_NS}), so receivers do not read it as SVG.`,
+        `Add xmlns="${SVG_NS}" to the root <svg> element.`,
+      ),
+    );
   }
   if (/<!DOCTYPE[^>[]*\[/i.test(body)) {
     out.push(
@@ -123,18 +138,25 @@ export function inspectSvg(text: string, bytes: number): Finding[] {
     );
   }
   // External references: any href (under any namespace prefix: xl:href is xlink:href) or CSS url() other
-  // than a same-document fragment, a CSS @import, a stylesheet processing instruction, or <foreignObject>.
+  // than a same-document fragment, a CSS @import, a stylesheet processing instruction, xml:base, or <foreignObject>.
   // Character references are read as the XML parser reads them: u&#114;l( is url(.
   const refs = body.replace(/&#(x[0-9a-f]+|[0-9]+);/gi, (_m, n: string) => charOf(n));
   const hrefs = [...refs.matchAll(/\s(?:[A-Za-z_][\w.-]*:)?href\s*=\s*["']([^"']*)["']/gi)].map((m) => m[1] ?? "");
   const urls = [...refs.matchAll(/url\(\s*["']?\s*([^"')\s]*)/gi)].map((m) => m[1] ?? "");
-  if ([...hrefs, ...urls].some((h) => !h.startsWith("#")) || /@import\b/i.test(refs) || /<\?xml-stylesheet\b/i.test(body) || /<foreignObject\b/i.test(body)) {
+  if (
+    [...hrefs, ...urls].some((h) => !h.startsWith("#")) ||
+    /@import\b/i.test(refs) ||
+    /<\?xml-stylesheet\b/i.test(body) ||
+    // XML Base: xml:base turns even href="#id" into a reference to another document.
+    /\sxml:base\s*=/i.test(body) ||
+    /<foreignObject\b/i.test(body)
+  ) {
     out.push(
       f(
         "bimi.svg-external-ref",
         "High",
-        "SVG references external content (an href or CSS url() to another file or URL, a stylesheet, or <foreignObject>).",
-        'Keep everything inside the file: only href="#id" and url(#id) references to elements of the same SVG are allowed.',
+        "SVG references external content (an href or CSS url() to another file or URL, a stylesheet, xml:base, or <foreignObject>).",
+        'Keep everything inside the file: only href="#id" and url(#id) references to elements of the same SVG are allowed, and no xml:base.',
       ),
     );
   }

@@ -49,6 +49,14 @@ describe("hosted BIMI: hostile logos are refused", () => {
     // The document element must be the svg: a tiny-ps svg nested in another root is not an SVG document.
     ["an XHTML document around the svg", `<html xmlns="http://www.w3.org/1999/xhtml"><body><iframe src="https://evil.example/"/>${logo("")}</body></html>`],
     ["a stylesheet processing instruction", `<?xml-stylesheet type="text/xsl" href="#t"?>${logo("")}`],
+    // An <svg> root in the XHTML namespace (or in none) is not SVG: its <iframe> is an XHTML iframe.
+    [
+      "an svg root in the XHTML namespace",
+      '<svg xmlns="http://www.w3.org/1999/xhtml" version="1.2" baseProfile="tiny-ps" viewBox="0 0 10 10"><title>Brand</title><iframe src="https://evil.example/"/></svg>',
+    ],
+    ["an svg root in no namespace", '<svg version="1.2" baseProfile="tiny-ps" viewBox="0 0 10 10"><title>Brand</title></svg>'],
+    // XML Base resolves even href="#c" against another document.
+    ["xml:base", logo('<use href="#c" xml:base="https://evil.example/x.svg"/><circle id="c" r="1"/>')],
   ];
 
   it.each(hostile)("%s is a 422 and nothing is served", async (_name, svg) => {
