@@ -96,6 +96,19 @@ export function inspectSvg(text: string, bytes: number): Finding[] {
       ),
     );
   }
+  // XML 1.0 §4.3.3: a parser decodes by the declared encoding. The file is read (and served) as UTF-8, so
+  // another name (UTF-7, where "+ADw-script+AD4-" is "<script>") would make receivers read other markup.
+  const encoding = /^\uFEFF?<\?xml\s[^?]*?\bencoding\s*=\s*["']([^"']*)["']/.exec(text)?.[1];
+  if (encoding !== undefined && !/^utf-?8$/i.test(encoding.trim())) {
+    out.push(
+      f(
+        "bimi.svg-encoding",
+        "High",
+        "The XML declaration names an encoding other than UTF-8, so receivers would read the file differently from these checks.",
+        'Save the file as UTF-8 and declare encoding="UTF-8" (or leave the encoding out).',
+      ),
+    );
+  }
   if (/<!DOCTYPE[^>[]*\[/i.test(body)) {
     out.push(
       f(

@@ -55,6 +55,8 @@ describe("hosted BIMI: hostile logos are refused", () => {
       '<svg xmlns="http://www.w3.org/1999/xhtml" version="1.2" baseProfile="tiny-ps" viewBox="0 0 10 10"><title>Brand</title><iframe src="https://evil.example/"/></svg>',
     ],
     ["an svg root in no namespace", '<svg version="1.2" baseProfile="tiny-ps" viewBox="0 0 10 10"><title>Brand</title></svg>'],
+    // Receivers decode by the declared encoding: in UTF-7 this text is a script element.
+    ["a UTF-7 declaration", `<?xml version="1.0" encoding="UTF-7"?>${logo("+ADw-script+AD4-alert(1)+ADw-/script+AD4-")}`],
     // XML Base resolves even href="#c" against another document.
     ["xml:base", logo('<use href="#c" xml:base="https://evil.example/x.svg"/><circle id="c" r="1"/>')],
   ];
