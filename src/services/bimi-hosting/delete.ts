@@ -1,10 +1,10 @@
 // Stop hosting a domain's BIMI logo and certificate for one selector: the row goes, the served URLs
 // answer 404, and the certificate alerts resolve, with the audit entry, in one batch. Does I/O (D1).
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { hostedBimi } from "../../db/schema";
 import type { Services } from "../../services";
-// audit(): the audit entry statement at the service clock.
-import { audit } from "../audit-when";
+// auditWhen(): the audit entry, written only if the row is still there (D238).
+import { auditWhen } from "../audit-when";
 import { commitAll } from "../commit";
 import { type ServiceContext, requireWrite } from "../context";
 import { getDomainInTeam } from "../domains/get-domain";
@@ -21,9 +21,15 @@ export async function deleteBimiHosting(svc: Services, ctx: ServiceContext, doma
   await commitAll(
     svc,
     [
+      // Before the delete, on its condition: a delete that lost the race to another records nothing (D238).
+      auditWhen(
+        svc,
+        ctx,
+        { verb: "bimi_hosting.delete", target: { type: "domain", id: domain.id }, summary: `selector=${selector}` },
+        { when: sql`EXISTS (SELECT 1 FROM hosted_bimi WHERE id = ${row.id} AND team_id = ${ctx.teamId})` },
+      ),
       svc.db.delete(hostedBimi).where(and(eq(hostedBimi.id, row.id), eq(hostedBimi.teamId, ctx.teamId))),
       ...alerts.statements,
-      audit(svc, ctx, { verb: "bimi_hosting.delete", target: { type: "domain", id: domain.id }, summary: `selector=${selector}` }),
     ],
     alerts.eventIds,
   );

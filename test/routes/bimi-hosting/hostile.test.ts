@@ -2,9 +2,12 @@
 // load or a document that is not an SVG behind XML syntax the profile checks must see through (namespace
 // prefixes, CDATA, DTD entities, CSS url()), a logo kept byte for byte with its BOM, and certificate blocks
 // that are not certificates. Each hostile logo is a 422 and nothing is stored or served.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { deleteBimiHosting } from "../../../src/services/bimi-hosting/delete";
 import { call, json, makeTeam } from "../../support/api";
-import { insertDomain, installReceiver } from "../../support/webhooks";
+import { teamContext } from "../../support/context";
+import { insertDomain, installReceiver, testServices } from "../../support/webhooks";
 import { clearHosted, PLAIN_SVG, paypalSvg, pinClock } from "./support";
 
 const base = (id: number) => `/api/v1/domains/${id}/bimi-hosting`;
@@ -121,5 +124,31 @@ describe("hosted BIMI: bytes and certificate blocks", () => {
     expect(junk.status).toBe(200);
     const v = (await json<{ data: { validation: { certificate: { valid: boolean } } } }>(junk)).data;
     expect(v.validation.certificate.valid).toBe(false);
+  });
+});
+
+describe("hosted BIMI: racing writes", () => {
+  it("a delete that loses the race (the row went between its read and its batch) records nothing (D238)", async () => {
+    const team = await makeTeam();
+    const d = await insertDomain(team.id);
+    expect((await call(`${base(d.id)}/logo`, { method: "PUT", token: team.full, ...svgBody(PLAIN_SVG) })).status).toBe(200);
+    const svc = testServices();
+    const batch = svc.db.batch.bind(svc.db);
+    vi.spyOn(svc.db, "batch").mockImplementationOnce(async (statements) => {
+      await env.DB.prepare("DELETE FROM hosted_bimi WHERE domain_id = ?").bind(d.id).run();
+      return batch(statements);
+    });
+    await deleteBimiHosting(svc, teamContext(team.id), d.id, {});
+    const entries = await env.DB.prepare("SELECT COUNT(*) AS n FROM audit_entries WHERE team_id = ? AND verb = 'bimi_hosting.delete'")
+      .bind(team.id)
+      .first<{ n: number }>();
+    expect(entries?.n).toBe(0);
+    // The delete that wins records itself.
+    expect((await call(`${base(d.id)}/logo`, { method: "PUT", token: team.full, ...svgBody(PLAIN_SVG) })).status).toBe(200);
+    expect((await call(base(d.id), { method: "DELETE", token: team.full })).status).toBe(204);
+    const after = await env.DB.prepare("SELECT COUNT(*) AS n FROM audit_entries WHERE team_id = ? AND verb = 'bimi_hosting.delete'")
+      .bind(team.id)
+      .first<{ n: number }>();
+    expect(after?.n).toBe(1);
   });
 });
