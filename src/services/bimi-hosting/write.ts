@@ -1,10 +1,10 @@
 // The one write path of a hosted BIMI row: insert or update it with its new validation report, the
 // mark-certificate alerts and the audit entry, in one batch (docs/architecture.md "Writes"). Does I/O (D1).
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { hostedBimi } from "../../db/schema";
 import type { Services } from "../../services";
-// audit(): the audit entry statement at the service clock.
-import { audit } from "../audit-when";
+// audit(): the audit entry statement at the service clock; auditWhen(): one written on a condition (D238).
+import { audit, auditWhen } from "../audit-when";
 import { commitAll, type Statement } from "../commit";
 import type { ServiceContext } from "../context";
 import type { DomainRow } from "../domains/get-domain";
@@ -66,9 +66,14 @@ export async function writeHosted(
       .values({ domainId: domain.id, teamId: ctx.teamId, domainName: domain.name, selector, ...patch, ...derived, createdAt: now });
   }
   const alerts = await markAlertStatements(svc, { teamId: ctx.teamId, domain: { id: domain.id, name: domain.name }, selector, certificate: cert }, now);
-  const auditEntry = audit(svc, ctx, { verb: entry.verb, target: { type: "domain", id: domain.id }, summary: entry.summary });
+  const input = { verb: entry.verb, target: { type: "domain", id: domain.id }, summary: entry.summary };
+  // An update of a row a concurrent delete removed changes nothing, so it records nothing (D238): the guarded
+  // entry goes before the update. An insert that loses its race fails the whole batch (unique index).
+  const auditEntry = existing
+    ? auditWhen(svc, ctx, input, { when: sql`EXISTS (SELECT 1 FROM hosted_bimi WHERE id = ${existing.id} AND team_id = ${ctx.teamId})` })
+    : audit(svc, ctx, input);
   try {
-    await commitAll(svc, [write, ...alerts.statements, auditEntry], alerts.eventIds);
+    await commitAll(svc, existing ? [auditEntry, write, ...alerts.statements] : [write, ...alerts.statements, auditEntry], alerts.eventIds);
   } catch (e) {
     if (isUniqueViolation(e)) throw nameTaken(domain.name, selector);
     throw e;

@@ -5,6 +5,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { deleteBimiHosting } from "../../../src/services/bimi-hosting/delete";
+import { putLogo } from "../../../src/services/bimi-hosting/logo";
 import { call, json, makeTeam } from "../../support/api";
 import { teamContext } from "../../support/context";
 import { insertDomain, installReceiver, testServices } from "../../support/webhooks";
@@ -150,5 +151,22 @@ describe("hosted BIMI: racing writes", () => {
       .bind(team.id)
       .first<{ n: number }>();
     expect(after?.n).toBe(1);
+  });
+
+  it("a logo upload over a row a concurrent delete removed records nothing (D238)", async () => {
+    const team = await makeTeam();
+    const d = await insertDomain(team.id);
+    expect((await call(`${base(d.id)}/logo`, { method: "PUT", token: team.full, ...svgBody(PLAIN_SVG) })).status).toBe(200);
+    const svc = testServices();
+    const batch = svc.db.batch.bind(svc.db);
+    vi.spyOn(svc.db, "batch").mockImplementationOnce(async (statements) => {
+      await env.DB.prepare("DELETE FROM hosted_bimi WHERE domain_id = ?").bind(d.id).run();
+      return batch(statements);
+    });
+    await putLogo(svc, teamContext(team.id), d.id, { svg: paypalSvg, origin: null });
+    const entries = await env.DB.prepare("SELECT COUNT(*) AS n FROM audit_entries WHERE team_id = ? AND verb = 'bimi_hosting.logo_upload'")
+      .bind(team.id)
+      .first<{ n: number }>();
+    expect(entries?.n).toBe(1);
   });
 });
