@@ -2,6 +2,7 @@
 // the time (quadratic backtracking would quadruple it). Runs in Node, where the clock advances during
 // synchronous work (workerd's does not).
 import { describe, expect, it } from "vitest";
+import { inspectSvg } from "../../src/core/bimi/svg";
 import { parseSpf } from "../../src/core/spf/parse";
 import { parseTlsRptRecord } from "../../src/core/tls-rpt/check";
 
@@ -53,5 +54,14 @@ describe("linear-time parsing of hostile records", () => {
     expect(parseTlsRptRecord("v=TLSRPTv1; rua=mailto:tls@examplecom").ok).toBe(false);
     expect(parseTlsRptRecord("v=TLSRPTv1; rua=mailto:a@b@example.com").ok).toBe(false);
     expect(parseTlsRptRecord("v=TLSRPTv1; rua=mailto:@example.com").ok).toBe(false);
+  });
+
+  it("SVG Tiny PS checks (a logo from any domain, or the SVG inflated from any certificate's logotype)", () => {
+    const svg = (s: string) => inspectSvg(s, s.length);
+    const fill = (unit: string) => (n: number) => unit.repeat(Math.ceil(n / unit.length));
+    for (const unit of ["<a ", "<x:", "<!--", "<![CDATA[", "<?", "<!DOCTYPE ", "<!DOCTYPE [", "<title", "<title>", " href='", "url(", "&#1"]) {
+      expectLinear(unit, fill(unit), svg);
+      expectLinear(`svg root, then ${unit}`, (n) => `<svg xmlns="http://www.w3.org/2000/svg" version="1.2" baseProfile="tiny-ps">${fill(unit)(n)}`, svg);
+    }
   });
 });

@@ -33,8 +33,55 @@ const ANIMATION = /<(animate|animateColor|animateMotion|animateTransform|set|dis
 /** Interactivity: links, SVG Tiny 1.2 event handlers and listeners (§13), focus attributes. */
 const INTERACTIVE = /<(a|handler|listener)\b|\sfocusable\s*=|\snav-[a-z-]+\s*=/i;
 
-/** The XML declaration, processing instructions and the DOCTYPE: what may come before the document element. */
-const PROLOG_NOISE = /<\?[\s\S]*?\?>|<!DOCTYPE(?:[^>[]|\[[\s\S]*?\])*>/gi;
+// Every scan below runs in time linear in the text: the checks read logos fetched from any domain and the
+// SVG inflated from any certificate's logotype, so a backtracking pattern such as /<[a-z][^>]*>/ over
+// "<a <a <a ..." (no ">") would cost time quadratic in the file.
+
+/** Where `close` ends after `from` (-1: not found). */
+const endOf = (text: string, close: string, from: number): number => {
+  const at = text.indexOf(close, from);
+  return at < 0 ? -1 : at + close.length;
+};
+
+/** The end of the DOCTYPE declaration whose "<!DOCTYPE" ends at `from` ("[...]" subsets skipped; -1: unterminated). */
+function doctypeEnd(text: string, from: number): number {
+  for (let i = from; i < text.length; i++) {
+    if (text[i] === ">") return i + 1;
+    if (text[i] === "[") {
+      const close = text.indexOf("]", i + 1);
+      if (close < 0) return -1;
+      i = close;
+    }
+  }
+  return -1;
+}
+
+/**
+ * The text without the XML declaration, processing instructions and the DOCTYPE: what may come before the
+ * document element. An unterminated one is left in place (it hides nothing from the checks).
+ */
+function withoutPrologNoise(text: string): string {
+  const opener = /<\?|<!DOCTYPE/gi;
+  let out = "";
+  let kept = 0;
+  let pi = true;
+  let doctype = true;
+  for (let m = opener.exec(text); m !== null; m = opener.exec(text)) {
+    const isPi = m[0] === "<?";
+    if (isPi ? !pi : !doctype) continue;
+    const end = isPi ? endOf(text, "?>", m.index + 2) : doctypeEnd(text, m.index + 9);
+    if (end < 0) {
+      // None later can end either (the same terminator is missing after it).
+      if (isPi) pi = false;
+      else doctype = false;
+      continue;
+    }
+    out += text.slice(kept, m.index);
+    kept = end;
+    opener.lastIndex = end;
+  }
+  return out + text.slice(kept);
+}
 
 const charOf = (n: string): string => {
   const code = n[0] === "x" || n[0] === "X" ? Number.parseInt(n.slice(1), 16) : Number(n);
@@ -46,10 +93,67 @@ const charOf = (n: string): string => {
  * from the left (XML 1.0 §2.5, §2.7: "<!--" inside CDATA is text and "]]>" inside a comment is text, so
  * neither hides what follows).
  */
-const withoutCommentsOrCdata = (text: string): string =>
-  text.replace(/<!--[\s\S]*?-->|<!\[CDATA\[([\s\S]*?)\]\]>/g, (_m, cdata?: string) =>
-    cdata === undefined ? "" : cdata.replace(/&/g, "&amp;").replace(/</g, "&lt;"),
-  );
+function withoutCommentsOrCdata(text: string): string {
+  const opener = /<!--|<!\[CDATA\[/g;
+  let out = "";
+  let kept = 0;
+  let comments = true;
+  let cdata = true;
+  for (let m = opener.exec(text); m !== null; m = opener.exec(text)) {
+    const isComment = m[0] === "<!--";
+    if (isComment ? !comments : !cdata) continue;
+    const start = m.index + m[0].length;
+    const end = endOf(text, isComment ? "-->" : "]]>", start);
+    if (end < 0) {
+      // Unterminated: left as it is, and no later one of its kind can end either.
+      if (isComment) comments = false;
+      else cdata = false;
+      continue;
+    }
+    out += text.slice(kept, m.index);
+    if (!isComment)
+      out += text
+        .slice(start, end - 3)
+        .replace(/&/g, "&amp;")
+        .replace(/</g, "&lt;");
+    kept = end;
+    opener.lastIndex = end;
+  }
+  return out + text.slice(kept);
+}
+
+/** The first start tag: "<" and a name start, up to its ">" (null: none, or none closed). */
+function firstTag(text: string): string | null {
+  const start = /<[A-Za-z_]/.exec(text);
+  if (start === null) return null;
+  const end = text.indexOf(">", start.index);
+  return end < 0 ? null : text.slice(start.index, end + 1);
+}
+
+/** The text of the first <title> element (null: none). */
+function titleText(markup: string): string | null {
+  const open = /<title\b/i.exec(markup);
+  if (open === null) return null;
+  const gt = markup.indexOf(">", open.index);
+  if (gt < 0) return null;
+  const close = /<\/title>/i;
+  const rest = markup.slice(gt + 1);
+  const at = close.exec(rest);
+  return at === null ? null : rest.slice(0, at.index);
+}
+
+/** A DOCTYPE with an internal subset ("<!DOCTYPE svg [ ... ]"). */
+function doctypeWithSubset(markup: string): boolean {
+  const opener = /<!DOCTYPE/gi;
+  for (let m = opener.exec(markup); m !== null; m = opener.exec(markup)) {
+    let i = m.index + 9;
+    while (i < markup.length && markup[i] !== ">" && markup[i] !== "[") i++;
+    if (i >= markup.length) return false;
+    if (markup[i] === "[") return true;
+    opener.lastIndex = i + 1;
+  }
+  return false;
+}
 
 /** Every element name without its namespace prefix (Namespaces in XML 1.0 §4: svg:script and html:script are scripts a browser runs). */
 const withoutPrefixes = (markup: string): string => markup.replace(/<(\/?)[A-Za-z_][\w.-]*:(?=[A-Za-z_])/g, "<$1");
@@ -78,9 +182,9 @@ export function inspectSvg(text: string, bytes: number): Finding[] {
   const body = withoutPrefixes(plain);
   // XML 1.0 §2.8: the document element is the first start tag after the prolog; a tiny-ps <svg> nested in
   // another root (an XHTML page) is not an SVG document.
-  const root = /<[A-Za-z_][^>]*>/.exec(plain.replace(PROLOG_NOISE, ""))?.[0];
-  const rootName = root === undefined ? null : /^<(?:([A-Za-z_][\w.-]*):)?svg[\s/>]/.exec(root);
-  if (root === undefined || rootName === null) {
+  const root = firstTag(withoutPrologNoise(plain));
+  const rootName = root === null ? null : /^<(?:([A-Za-z_][\w.-]*):)?svg[\s/>]/.exec(root);
+  if (root === null || rootName === null) {
     out.push(f("bimi.svg-not-svg", "High", "The file is not an SVG document.", "Export the logo as SVG (File > Save as SVG), then convert it to SVG Tiny PS."));
     return out;
   }
@@ -109,7 +213,7 @@ export function inspectSvg(text: string, bytes: number): Finding[] {
       ),
     );
   }
-  if (/<!DOCTYPE[^>[]*\[/i.test(body)) {
+  if (doctypeWithSubset(body)) {
     out.push(
       f(
         "bimi.svg-dtd",
@@ -134,7 +238,7 @@ export function inspectSvg(text: string, bytes: number): Finding[] {
       f("bimi.svg-root-xy", "Low", "SVG Tiny PS forbids x= and y= attributes on the root <svg> element.", "Remove x= and y= from the root <svg> element."),
     );
   }
-  const title = /<title\b[^>]*>([\s\S]*?)<\/title>/i.exec(body)?.[1]?.trim();
+  const title = titleText(body)?.trim();
   if (title === undefined || PLACEHOLDER_TITLES.has(title.toLowerCase())) {
     out.push(
       f("bimi.svg-title", "Low", "SVG needs a <title> with the brand name (not a placeholder).", "Add <title>Your Brand</title> as the first child of <svg>."),
