@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MarkReport, validateMarkCertificate } from "../../src/core/bimi/mark";
-import { CA_EXT, CertWorkshop, FIXTURE_NOW, FIXTURES, LEAF_SUBJ, leafExt, OTHER_LOGO } from "./support/mark-certs";
+import { CertWorkshop, FIXTURE_NOW, FIXTURES, LEAF_SUBJ, leafExt, OTHER_LOGO } from "./support/mark-certs";
 
 const RUN = new URL("../peers/checkdmarc/run.py", import.meta.url).pathname;
 const INSTALL = "python3 -m pip install 'cryptography>=50' dnspython requests xmltodict (and Debian's publicsuffix package)";
@@ -262,13 +262,7 @@ let answers: Record<string, Checkdmarc> = {};
 
 beforeAll(() => {
   ws = new CertWorkshop();
-  ws.root("root", "rsa", "Test Mark Root");
-  ws.issue("int", "root", "/C=XX/O=Test Marks/CN=Test Mark CA", CA_EXT);
-  ws.root("ecroot", "p384", "Test Mark ECC Root");
-  ws.issue("ecint", "ecroot", "/C=XX/O=Test Marks/CN=Test Mark ECC CA", CA_EXT, "p256");
-  ws.root("rogue", "rsa", "Rogue Root");
-  ws.issue("rogueint", "rogue", "/C=XX/O=Rogue/CN=Rogue CA", CA_EXT);
-  trusted = [ws.read("root"), ws.read("ecroot")];
+  trusted = ws.testCas();
 
   const leaf = (name: string, subj: string, ext = leafExt()) => {
     ws.issue(name, "int", subj, ext);

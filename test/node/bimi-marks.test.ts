@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inspectSvg } from "../../src/core/bimi/svg";
 import { type MarkReport, validateMarkCertificate } from "../../src/core/bimi/mark";
-import { CA_EXT, CertWorkshop, FIXTURE_NOW, FIXTURES, LEAF_SUBJ, LOGO, leafExt, OTHER_LOGO } from "./support/mark-certs";
+import { CertWorkshop, FIXTURE_NOW, FIXTURES, LEAF_SUBJ, LOGO, leafExt, OTHER_LOGO } from "./support/mark-certs";
 
 // CommonJS without declarations (or with narrower ones than these calls need): typed here as they are used.
 const require = createRequire(import.meta.url);
@@ -145,12 +145,7 @@ let store: unknown;
 
 beforeAll(() => {
   ws = new CertWorkshop();
-  ws.root("root", "rsa", "Test Mark Root");
-  ws.issue("int", "root", "/C=XX/O=Test Marks/CN=Test Mark CA", CA_EXT);
-  ws.root("ecroot", "p384", "Test Mark ECC Root");
-  ws.issue("ecint", "ecroot", "/C=XX/O=Test Marks/CN=Test Mark ECC CA", CA_EXT, "p256");
-  ws.root("rogue", "rsa", "Rogue Root");
-  ws.issue("rogueint", "rogue", "/C=XX/O=Rogue/CN=Rogue CA", CA_EXT);
+  trusted = ws.testCas();
 
   ws.issue("good", "int", LEAF_SUBJ, leafExt());
   ws.issue("ecgood", "ecint", LEAF_SUBJ, leafExt(), "p256");
@@ -165,7 +160,6 @@ beforeAll(() => {
   // A forged signature: the good leaf with the last signature byte changed (names and dates untouched).
   const forged = ws.forged("good");
 
-  trusted = [read("root"), read("ecroot")];
   const rs = RootStore.create();
   for (const r of trusted) rs.addCert(r);
   store = rs;

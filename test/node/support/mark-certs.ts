@@ -124,6 +124,21 @@ export class CertWorkshop {
     else this.ossl("genpkey", "-algorithm", "EC", "-pkeyopt", `ec_paramgen_curve:${kind === "p256" ? "P-256" : "P-384"}`, "-out", `${name}.key`);
   }
 
+  /**
+   * The test CAs both comparisons issue under: an RSA root and intermediate ("root", "int"), an ECDSA pair
+   * ("ecroot" P-384, "ecint" P-256), and a rogue pair no test trusts ("rogue", "rogueint"). Returns the
+   * trusted roots' PEM.
+   */
+  testCas(): string[] {
+    this.root("root", "rsa", "Test Mark Root");
+    this.issue("int", "root", "/C=XX/O=Test Marks/CN=Test Mark CA", CA_EXT);
+    this.root("ecroot", "p384", "Test Mark ECC Root");
+    this.issue("ecint", "ecroot", "/C=XX/O=Test Marks/CN=Test Mark ECC CA", CA_EXT, "p256");
+    this.root("rogue", "rsa", "Rogue Root");
+    this.issue("rogueint", "rogue", "/C=XX/O=Rogue/CN=Rogue CA", CA_EXT);
+    return [this.read("root"), this.read("ecroot")];
+  }
+
   root(name: string, kind: "rsa" | "p384", cn: string) {
     this.key(name, kind);
     this.ossl(
