@@ -4,11 +4,11 @@
 // and does not seal (everything else identical: the same batch positions, the same verbs). Alternating
 // rounds, concurrency 8; p50, p99 and the ratio. Then verify of a team's 10,000 sealed entries, in ms
 // (docs/decisions.md D231; the entries are inserted with wrangler d1 execute and sealed by the minute cron).
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { startDevServer } from "./lib/dev-server.mjs";
-import { fmt, load } from "./lib/load.mjs";
+import { median } from "./lib/duel.mjs";
+import { alternateLoads, fmt, load } from "./lib/load.mjs";
 
 const PORT_AUDIT = 8960;
 const PORT_PLAIN = 8962;
@@ -74,18 +74,6 @@ const patch = (server, targets) => (i) => {
   });
 };
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const merge = (runs) => ({
-  total: runs.reduce((a, r) => a + r.total, 0),
-  rps: runs.reduce((a, r) => a + r.rps, 0) / runs.length,
-  p50: median(runs.map((r) => r.p50)),
-  p99: Math.max(...runs.map((r) => r.p99)),
-  statuses: runs.reduce((a, r) => {
-    for (const [k, v] of Object.entries(r.statuses)) a[k] = (a[k] ?? 0) + v;
-    return a;
-  }, {}),
-});
-
 /** 10,000 unsealed entries for one team, inserted with wrangler d1 execute, then sealed by the minute cron. */
 async function verifyTiming(server) {
   const team = await server.createTeam("enterprise");
@@ -106,11 +94,7 @@ async function verifyTiming(server) {
       `INSERT INTO audit_entries (team_id, seq, at, actor_kind, actor_id, actor_label, face, verb, target_type, target_id, summary, ip, user_agent) VALUES ${rows.slice(i, i + 100).join(",\n")};`,
     );
   writeFileSync(sqlFile, chunks.join("\n"));
-  const exec = spawnSync("npx", ["wrangler", "d1", "execute", "DB", "--local", "--persist-to", server.persist, "--file", sqlFile], {
-    encoding: "utf8",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-  });
-  if (exec.status !== 0) throw new Error(`insert: ${exec.stderr}`);
+  server.d1({ file: sqlFile });
   const sealStarted = performance.now();
   for (let i = 0; i < 20; i++) {
     await fetch(`${server.url}/__scheduled?cron=${encodeURIComponent("* * * * *")}`);
@@ -140,23 +124,7 @@ export default async function run() {
     const without = () => load({ ...opts, request: patch(plain, p) });
     await load({ total: 200, concurrency: 8, request: patch(audited, a) }); // warm-up
     await load({ total: 200, concurrency: 8, request: patch(plain, p) });
-    const wa = [];
-    const wo = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      const order =
-        r % 2 === 0
-          ? [
-              [withAudit, wa],
-              [without, wo],
-            ]
-          : [
-              [without, wo],
-              [withAudit, wa],
-            ];
-      for (const [fn, out] of order) out.push(await fn());
-    }
-    const A = merge(wa);
-    const P = merge(wo);
+    const [A, P] = await alternateLoads([withAudit, without], ROUNDS);
     console.log(`PATCH /api/v1/webhooks/{id}, ${TEAMS} teams, concurrency ${opts.concurrency}, ${ROUNDS} alternating rounds of ${opts.total}`);
     console.log(`without audit (SELECT 1 in its place, no seal)  ${fmt(P)}`);
     console.log(`with audit (entry in the batch, then sealed)    ${fmt(A)}`);

@@ -4,21 +4,10 @@
 // Targets: at least 0.7x the throughput, p50 at most 1.5x (docs/decisions.md D51: verified tokens are
 // cached per isolate; D55: rate-limit leases; the list is one D1 statement).
 import { startDevServer } from "./lib/dev-server.mjs";
-import { fmt, load } from "./lib/load.mjs";
+import { alternateLoads, fmt, load } from "./lib/load.mjs";
 
 const PORT = 8950;
 const ROUNDS = 3;
-
-const merge = (runs) => ({
-  total: runs.reduce((a, r) => a + r.total, 0),
-  rps: runs.reduce((a, r) => a + r.rps, 0) / runs.length,
-  p50: [...runs.map((r) => r.p50)].sort((a, b) => a - b)[Math.floor(runs.length / 2)],
-  p99: Math.max(...runs.map((r) => r.p99)),
-  statuses: runs.reduce((a, r) => {
-    for (const [k, v] of Object.entries(r.statuses)) a[k] = (a[k] ?? 0) + v;
-    return a;
-  }, {}),
-});
 
 export default async function run() {
   const server = await startDevServer({ port: PORT });
@@ -38,18 +27,7 @@ export default async function run() {
     });
     // GET /me: authentication and the rate limit alone (its handler reads nothing more).
     const me = () => load({ ...opts, request: (i) => fetch(`${server.url}/api/v1/me`, { headers: { authorization: `Bearer ${tokens[i % tokens.length]}` } }) });
-    const a = [];
-    const b = [];
-    const c = [];
-    const order = [
-      [open, a],
-      [authed, b],
-      [me, c],
-    ];
-    for (let r = 0; r < ROUNDS; r++) for (const [fn, out] of r % 2 === 0 ? order : [...order].reverse()) out.push(await fn());
-    const o = merge(a);
-    const t = merge(b);
-    const m = merge(c);
+    const [o, t, m] = await alternateLoads([open, authed, me], ROUNDS);
     console.log(`concurrency ${opts.concurrency}, ${ROUNDS} alternating rounds of ${opts.total} requests each`);
     console.log(`GET /                (no auth)            ${fmt(o)}`);
     console.log(`GET /api/v1/domains  (token + lease + D1) ${fmt(t)}`);

@@ -72,6 +72,24 @@ export async function startDevServer({ port = 8799, vars = {}, keepState = false
       return (await res.json()).data;
     },
     persist,
+    /** Runs SQL on the server's local D1 (`{ command }` or `{ file }`), as `wrangler d1 execute --local`. */
+    d1({ command, file }) {
+      const what = file === undefined ? ["--command", command] : ["--file", file];
+      const r = spawnSync("npx", ["wrangler", "d1", "execute", "DB", "--local", "--persist-to", persist, ...what], { env: QUIET, encoding: "utf8" });
+      if (r.status !== 0) throw new Error(`d1 execute: ${r.stderr}\n${r.stdout.slice(-2000)}`);
+    },
+    /** A domain added through the API with `token`, then marked verified in the local D1 (DNS proves it in real use). */
+    async verifiedDomain(token, name) {
+      const res = await fetch(`${url}/api/v1/domains`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ name }),
+      });
+      if (res.status !== 201) throw new Error(`domain: ${res.status} ${await res.text()}`);
+      const { data } = await res.json();
+      this.d1({ command: `UPDATE domains SET verified = 1, verified_at = ${Date.now()} WHERE id = ${data.id}` });
+      return data;
+    },
     /** SIGKILL to the whole process group: no shutdown, nothing flushed, as a crash. */
     async kill() {
       const exited = new Promise((r) => child.once("exit", r));

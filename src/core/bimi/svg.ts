@@ -56,32 +56,45 @@ function doctypeEnd(text: string, from: number): number {
   return -1;
 }
 
+/** One kind of section a scan cuts out: where it ends (-1: unterminated) and what stands in its place. */
+interface Section {
+  end: (text: string, bodyStart: number) => number;
+  replaceWith?: (body: string) => string;
+}
+
 /**
- * The text without the XML declaration, processing instructions and the DOCTYPE: what may come before the
- * document element. An unterminated one is left in place (it hides nothing from the checks).
+ * The text with every section that `opener` starts cut out (or replaced), in one pass from the left. `kinds`
+ * maps each opener text (lower case) to its section. An unterminated section is left in place (it hides
+ * nothing from the checks), and no later one of its kind is tried: its terminator is missing after it too.
  */
-function withoutPrologNoise(text: string): string {
-  const opener = /<\?|<!DOCTYPE/gi;
+function cutSections(text: string, opener: RegExp, kinds: Record<string, Section>): string {
+  const dead = new Set<string>();
   let out = "";
   let kept = 0;
-  let pi = true;
-  let doctype = true;
   for (let m = opener.exec(text); m !== null; m = opener.exec(text)) {
-    const isPi = m[0] === "<?";
-    if (isPi ? !pi : !doctype) continue;
-    const end = isPi ? endOf(text, "?>", m.index + 2) : doctypeEnd(text, m.index + 9);
+    const key = m[0].toLowerCase();
+    const kind = kinds[key];
+    if (kind === undefined || dead.has(key)) continue;
+    const bodyStart = m.index + m[0].length;
+    const end = kind.end(text, bodyStart);
     if (end < 0) {
-      // None later can end either (the same terminator is missing after it).
-      if (isPi) pi = false;
-      else doctype = false;
+      dead.add(key);
       continue;
     }
     out += text.slice(kept, m.index);
+    if (kind.replaceWith) out += kind.replaceWith(text.slice(bodyStart, end));
     kept = end;
     opener.lastIndex = end;
   }
   return out + text.slice(kept);
 }
+
+/** The XML declaration, processing instructions and the DOCTYPE: what may come before the document element. */
+const withoutPrologNoise = (text: string): string =>
+  cutSections(text, /<\?|<!DOCTYPE/gi, {
+    "<?": { end: (t, from) => endOf(t, "?>", from) },
+    "<!doctype": { end: doctypeEnd },
+  });
 
 const charOf = (n: string): string => {
   const code = n[0] === "x" || n[0] === "X" ? Number.parseInt(n.slice(1), 16) : Number(n);
@@ -93,34 +106,14 @@ const charOf = (n: string): string => {
  * from the left (XML 1.0 §2.5, §2.7: "<!--" inside CDATA is text and "]]>" inside a comment is text, so
  * neither hides what follows).
  */
-function withoutCommentsOrCdata(text: string): string {
-  const opener = /<!--|<!\[CDATA\[/g;
-  let out = "";
-  let kept = 0;
-  let comments = true;
-  let cdata = true;
-  for (let m = opener.exec(text); m !== null; m = opener.exec(text)) {
-    const isComment = m[0] === "<!--";
-    if (isComment ? !comments : !cdata) continue;
-    const start = m.index + m[0].length;
-    const end = endOf(text, isComment ? "-->" : "]]>", start);
-    if (end < 0) {
-      // Unterminated: left as it is, and no later one of its kind can end either.
-      if (isComment) comments = false;
-      else cdata = false;
-      continue;
-    }
-    out += text.slice(kept, m.index);
-    if (!isComment)
-      out += text
-        .slice(start, end - 3)
-        .replace(/&/g, "&amp;")
-        .replace(/</g, "&lt;");
-    kept = end;
-    opener.lastIndex = end;
-  }
-  return out + text.slice(kept);
-}
+const withoutCommentsOrCdata = (text: string): string =>
+  cutSections(text, /<!--|<!\[CDATA\[/g, {
+    "<!--": { end: (t, from) => endOf(t, "-->", from), replaceWith: () => "" },
+    "<![cdata[": {
+      end: (t, from) => endOf(t, "]]>", from),
+      replaceWith: (body) => body.slice(0, -3).replace(/&/g, "&amp;").replace(/</g, "&lt;"),
+    },
+  });
 
 /** The first start tag: "<" and a name start, up to its ">" (null: none, or none closed). */
 function firstTag(text: string): string | null {

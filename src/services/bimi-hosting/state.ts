@@ -77,6 +77,7 @@ function dmarcFacts(p: StoredPosture | null): DmarcFacts | null {
  * records): the BIMI record if exactly one is there, its l= and a=. A failed lookup says so ("temperror").
  */
 type Published = NonNullable<BimiHostingView["published"]>;
+type Dns = { resolver: Resolver; orgDomainOf: ReturnType<typeof treeWalkOrgDomain> };
 
 async function recordAt(resolver: Resolver, host: string, fromOrg: boolean): Promise<Published> {
   const none = { record: null, logo: null, authority: null, host, from_org_domain: fromOrg };
@@ -97,14 +98,13 @@ async function recordAt(resolver: Resolver, host: string, fromOrg: boolean): Pro
  * else the Organizational Domain's (BIMI draft, "Assertion Record Discovery"). A failed lookup or tree walk
  * is temperror, never "missing".
  */
-async function liveRecord(svc: Services, name: string, selector: string): Promise<Published> {
-  const resolver = svc.createResolver();
-  const own = await recordAt(resolver, `${selector}._bimi.${name}`, false);
+async function liveRecord(dns: Dns, name: string, selector: string): Promise<Published> {
+  const own = await recordAt(dns.resolver, `${selector}._bimi.${name}`, false);
   if (own.status !== "missing") return own;
-  const org = await treeWalkOrgDomain(resolver)(name);
+  const org = await dns.orgDomainOf(name);
   if (org === null) return { ...own, status: "temperror" };
   if (org === name) return own;
-  const fallback = await recordAt(resolver, `${selector}._bimi.${org}`, true);
+  const fallback = await recordAt(dns.resolver, `${selector}._bimi.${org}`, true);
   return fallback.status === "missing" ? own : fallback;
 }
 
@@ -113,13 +113,12 @@ async function liveRecord(svc: Services, name: string, selector: string): Promis
  * lookup, as the published BIMI record is): undefined when the facts already are the Organizational
  * Domain's or unknown, null when DNS fails.
  */
-async function orgDmarcOf(svc: Services, name: string, dmarc: DmarcFacts | null): Promise<OrgDmarcFacts | null | undefined> {
+async function orgDmarcOf(dns: Dns, name: string, dmarc: DmarcFacts | null): Promise<OrgDmarcFacts | null | undefined> {
   if (dmarc === null) return undefined;
-  const resolver = svc.createResolver();
-  const org = await treeWalkOrgDomain(resolver)(name);
+  const org = await dns.orgDomainOf(name);
   if (org === null) return null;
   if (org === name || dmarc.host === `_dmarc.${org}`) return undefined;
-  const got = await fetchDmarc(org, resolver);
+  const got = await fetchDmarc(org, dns.resolver);
   if (got.kind === "temperror") return null;
   const applies = got.kind === "record" && got.parsed.policyApplies;
   return { host: got.name, policy: applies ? got.parsed.effective.p : null, testing: got.kind === "record" && got.parsed.t };
@@ -135,9 +134,12 @@ export async function viewOf(
 ): Promise<BimiHostingView> {
   const urls = hostedUrls(origin, domain.name, selector);
   const validation = parseValidation(row?.validation ?? null);
-  const [posture, published] = await Promise.all([latestPosture(svc, domain), liveRecord(svc, domain.name, selector)]);
+  // One resolver and one (memoised) tree walk for both lookups that need the Organizational Domain.
+  const resolver = svc.createResolver();
+  const dns: Dns = { resolver, orgDomainOf: treeWalkOrgDomain(resolver) };
+  const [posture, published] = await Promise.all([latestPosture(svc, domain), liveRecord(dns, domain.name, selector)]);
   const dmarc = dmarcFacts(posture);
-  const orgDmarc = await orgDmarcOf(svc, domain.name, dmarc);
+  const orgDmarc = await orgDmarcOf(dns, domain.name, dmarc);
   const hasCertificate = row?.certificatePem != null;
   return {
     domain: { id: domain.id, name: domain.name, verified: domain.verified },
